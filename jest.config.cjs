@@ -1,0 +1,20 @@
+// Two tiers: unit (no I/O, *.test.ts) and integration (real Kafka and store, *.int.test.ts).
+// test-e2e has its own runner (see test-e2e/README.md).
+const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }];
+const common = { transform: { '^.+\\.ts$': swc }, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+module.exports = {
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{libs,services}/*/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['\\.int\\.test\\.ts$'],
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{libs,services}/*/test/**/*.int.test.ts'],
+      testTimeout: 60000,
+    },
+  ],
+};

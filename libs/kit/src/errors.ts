@@ -1,0 +1,86 @@
+/** A coded application error; the HTTP status is chosen once, at the edge, from {@link statusByCode}. */
+export class AppError extends Error {
+  constructor(
+    /** Stable, dotted code, e.g. `ROUTING.UNKNOWN_ROUTE`. */
+    readonly code: string,
+    message: string,
+    /** Per-field violations as RFC 6901 JSON pointers into the request. */
+    readonly errors: readonly FieldError[] = [],
+    /** Extra members merged into the problem body (never secrets). */
+    readonly extra: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+/** One violation of a request rule. */
+export interface FieldError {
+  pointer: string;
+  message: string;
+}
+
+/** RFC 9457 problem details as this suite answers them. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance?: string;
+  code: string;
+  errors?: FieldError[];
+  [extra: string]: unknown;
+}
+
+const table: Record<string, { status: number; title: string }> = {
+  'REQUEST.VALIDATION': { status: 400, title: 'Request is invalid' },
+  'REQUEST.MALFORMED_JSON': { status: 400, title: 'Request body is not valid JSON' },
+  'REQUEST.UNSUPPORTED_MEDIA_TYPE': { status: 415, title: 'Unsupported media type' },
+  'REQUEST.NOT_ACCEPTABLE': { status: 406, title: 'Requested version is not available' },
+  'REQUEST.TOO_LARGE': { status: 413, title: 'Request body is too large' },
+  'REQUEST.NOT_FOUND': { status: 404, title: 'Not found' },
+  'REQUEST.METHOD_NOT_ALLOWED': { status: 405, title: 'Method not allowed' },
+  'REQUEST.CONFLICT': { status: 409, title: 'Conflict' },
+  'REQUEST.RATE_LIMITED': { status: 429, title: 'Too many requests' },
+  'AUTH.UNAUTHENTICATED': { status: 401, title: 'Authentication required' },
+  'AUTH.FORBIDDEN': { status: 403, title: 'Forbidden' },
+  'DEPENDENCY.UNAVAILABLE': { status: 503, title: 'A dependency is unavailable' },
+  'DEPENDENCY.BAD_GATEWAY': { status: 502, title: 'Bad gateway' },
+  'DEPENDENCY.TIMEOUT': { status: 504, title: 'Gateway timeout' },
+  INTERNAL: { status: 500, title: 'Internal error' },
+};
+
+/** Registers a service's own codes (e.g. `ROUTING.UNKNOWN_ROUTE` → 404); call once at module load. */
+export function registerErrorCodes(codes: Record<string, { status: number; title: string }>): void {
+  Object.assign(table, codes);
+}
+
+/** The status and title for a code; unknown codes fall back on their prefix's class, then 500. */
+export function statusByCode(code: string): { status: number; title: string } {
+  return table[code] ?? { status: 500, title: 'Internal error' };
+}
+
+/** Builds the problem body for an error; unknown errors become a 500 without any internal detail. */
+export function toProblem(err: unknown, instance?: string): Problem {
+  if (err instanceof AppError) {
+    const { status, title } = statusByCode(err.code);
+    return {
+      ...err.extra,
+      type: `https://cc-suite.dev/problems/${err.code.toLowerCase().replace(/[._]/g, '-')}`,
+      title,
+      status,
+      detail: err.message,
+      code: err.code,
+      ...(instance ? { instance } : {}),
+      ...(err.errors.length ? { errors: [...err.errors] } : {}),
+    };
+  }
+  return {
+    type: 'https://cc-suite.dev/problems/internal',
+    title: 'Internal error',
+    status: 500,
+    detail: 'An unexpected error occurred; the request id identifies it in the logs.',
+    code: 'INTERNAL',
+    ...(instance ? { instance } : {}),
+  };
+}
