@@ -1,8 +1,13 @@
 // Two tiers: unit (no I/O, *.test.ts) and integration (real Kafka and store, *.int.test.ts).
 // test-e2e has its own runner (see test-e2e/README.md).
-const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }];
+const swc = [
+  '@swc/jest',
+  { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
+];
 const common = { transform: { '^.+\\.ts$': swc }, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 module.exports = {
+  // Per-project testTimeout is ignored by jest; integration tests need real-broker time.
+  testTimeout: 60000,
   projects: [
     {
       ...common,
@@ -14,7 +19,6 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/{libs,services}/*/test/**/*.int.test.ts'],
-      testTimeout: 60000,
     },
   ],
 };

@@ -1,0 +1,55 @@
+/** Layer rules of STYLE.md §3, checked by `./cc test`. */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment: 'src/domain holds pure logic: no web framework, store, broker or HTTP client, no plumbing libs with I/O.',
+      severity: 'error',
+      from: { path: '^services/[^/]+/src/domain/' },
+      to: { path: ['node_modules/(express|mongoose|mongodb|kafkajs|axios|opossum|pino)/', '^libs/(bus|store|runtime)/'] },
+    },
+    {
+      name: 'domain-no-outer-layers',
+      comment: 'domain code does not reach into http, store, events or clients of its service.',
+      severity: 'error',
+      from: { path: '^services/([^/]+)/src/domain/' },
+      to: { path: '^services/$1/src/(http|store|events|clients)/' },
+    },
+    {
+      name: 'no-service-to-service-imports',
+      comment: 'services talk through Kafka or HTTP, never through each other\'s code.',
+      severity: 'error',
+      from: { path: '^services/([^/]+)/' },
+      to: { path: '^services/', pathNot: '^services/$1/' },
+    },
+    {
+      name: 'libs-never-import-services',
+      severity: 'error',
+      from: { path: '^libs/' },
+      to: { path: '^(services|test-e2e|deploy)/' },
+    },
+    {
+      name: 'kit-and-contracts-are-the-bottom',
+      comment: 'kit and contracts are the lowest libs: they import no bus, store, runtime or testing.',
+      severity: 'error',
+      from: { path: '^libs/(kit|contracts)/src/' },
+      to: { path: '^libs/(bus|store|runtime|testing)/' },
+    },
+    {
+      name: 'no-test-helpers-in-production-code',
+      severity: 'error',
+      from: { path: '^(services|libs)/[^/]+/src/', pathNot: '^libs/testing/' },
+      to: { path: '^libs/testing/' },
+    },
+    { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(node_modules|\\.tools|\\.cache|\\.data)/' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    combinedDependencies: true,
+    preserveSymlinks: false,
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};

@@ -1,0 +1,164 @@
+import type { Logger, Metrics } from '@cc/kit';
+import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
+import type { CloudEvent } from './envelope';
+import type { EventProducer } from './producer';
+import { type EventSchemas, InvalidEventError } from './schemas';
+
+/** Context handed to an event handler. */
+export interface HandlerContext {
+  topic: string;
+  partition: number;
+  offset: string;
+  log: Logger;
+}
+
+/** Remembers which events a consumer group has handled, so a redelivered event is handled once. */
+export interface Deduper {
+  seen(eventId: string): Promise<boolean>;
+  mark(eventId: string): Promise<void>;
+}
+
+/** What {@link startConsumer} needs. */
+export interface ConsumerOptions {
+  kafka: Kafka;
+  groupId: string;
+  topics: string[];
+  schemas: EventSchemas;
+  /** Used for dead-lettering. */
+  producer: EventProducer;
+  handler: (event: CloudEvent, ctx: HandlerContext) => Promise<void>;
+  logger: Logger;
+  metrics?: Metrics;
+  deduper?: Deduper;
+  /** Attempts for a failing handler before dead-lettering (default 4). */
+  maxAttempts?: number;
+  /** First retry delay in ms, doubled each attempt (default 200). */
+  retryBaseMs?: number;
+  /** Dead-letter topic (default `<groupId>.dlq`). */
+  deadLetterTopic?: string;
+  /**
+   * Errors that mean "a dependency is down", not "this event is bad": retried without bound
+   * (capped backoff) instead of dead-lettered, so a store restart loses nothing.
+   */
+  isInfrastructureError?: (err: unknown) => boolean;
+  fromBeginning?: boolean;
+}
+
+const infraNames =
+  /^(MongoNetwork|MongoServerSelection|MongoNotConnected|PoolCleared|MongoTopologyClosed|KafkaJSConnection|KafkaJSNumberOfRetriesExceeded|KafkaJSRequestTimeout)/;
+
+/** Default infrastructure-error test: MongoDB and Kafka connectivity failures. */
+export function isConnectivityError(err: unknown): boolean {
+  const e = err as { name?: string; constructor?: { name?: string } };
+  return infraNames.test(e?.name ?? '') || infraNames.test(e?.constructor?.name ?? '');
+}
+
+/**
+ * Runs a consumer group with explicit commits: each message is validated (invalid → dead-letter at
+ * once), deduplicated, handled with bounded retries (then dead-lettered with the error in headers),
+ * and its offset committed only after that. Returns the consumer for shutdown.
+ */
+export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
+  const log = opts.logger.child({ component: 'consumer', group: opts.groupId });
+  const dlq = opts.deadLetterTopic ?? `${opts.groupId}.dlq`;
+  const maxAttempts = opts.maxAttempts ?? 4;
+  const baseMs = opts.retryBaseMs ?? 200;
+  const isInfra = opts.isInfrastructureError ?? isConnectivityError;
+  const consumer = opts.kafka.consumer({ groupId: opts.groupId, sessionTimeout: 30000, heartbeatInterval: 3000 });
+  const count = (topic: string, outcome: string) =>
+    opts.metrics?.consumedEvents.inc({ group: opts.groupId, topic, outcome });
+
+  await consumer.connect();
+  for (const topic of opts.topics) await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning ?? true });
+
+  const deadLetter = async (
+    topic: string,
+    partition: number,
+    message: KafkaMessage,
+    reason: string,
+    attempts: number,
+  ) => {
+    await opts.producer.sendRaw(dlq, [
+      {
+        key: message.key,
+        value: message.value,
+        headers: {
+          ...(message.headers as Record<string, Buffer>),
+          'x-dlq-error': reason.slice(0, 2000),
+          'x-dlq-source-topic': topic,
+          'x-dlq-source-partition': String(partition),
+          'x-dlq-source-offset': message.offset,
+          'x-dlq-attempts': String(attempts),
+          'x-dlq-group': opts.groupId,
+        },
+      },
+    ]);
+    count(topic, 'dead_lettered');
+  };
+
+  await consumer.run({
+    autoCommit: false,
+    eachBatchAutoResolve: false,
+    eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
+      const { topic, partition } = batch;
+      opts.metrics?.consumerLag.set(
+        { group: opts.groupId, topic, partition: String(partition) },
+        Number(batch.offsetLag()),
+      );
+      let lastDone: string | undefined;
+      for (const message of batch.messages) {
+        if (!isRunning() || isStale()) break;
+        const mlog = log.child({ topic, partition, offset: message.offset });
+        let event: CloudEvent | undefined;
+        try {
+          const parsed: unknown = JSON.parse(message.value?.toString('utf8') ?? 'null');
+          opts.schemas.assertValid(parsed);
+          event = parsed;
+        } catch (err) {
+          const reason = err instanceof InvalidEventError ? err.message : `unparseable: ${(err as Error).message}`;
+          mlog.warn({ reason }, 'invalid event dead-lettered');
+          await deadLetter(topic, partition, message, reason, 0);
+        }
+        if (event) await handleOne(event, message, mlog.child({ eventId: event.id, eventType: event.type }));
+        resolveOffset(message.offset);
+        lastDone = message.offset;
+        await heartbeat();
+      }
+      // Commit explicitly, only what was handled or dead-lettered (offset of the next message to read).
+      if (lastDone !== undefined) {
+        await consumer.commitOffsets([{ topic, partition, offset: (BigInt(lastDone) + 1n).toString() }]);
+      }
+      await commitOffsetsIfNecessary();
+
+      async function handleOne(ev: CloudEvent, msg: KafkaMessage, elog: Logger) {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            if (opts.deduper && (await opts.deduper.seen(ev.id))) {
+              count(topic, 'duplicate');
+              elog.debug('duplicate event skipped');
+              return;
+            }
+            await opts.handler(ev, { topic, partition, offset: msg.offset, log: elog });
+            await opts.deduper?.mark(ev.id);
+            count(topic, 'handled');
+            return;
+          } catch (err) {
+            const infra = isInfra(err);
+            if (!infra && (attempt >= maxAttempts || err instanceof InvalidEventError)) {
+              elog.error({ err, attempt }, 'handler failed; event dead-lettered');
+              await deadLetter(topic, partition, msg, `${(err as Error).name}: ${(err as Error).message}`, attempt);
+              return;
+            }
+            if (!isRunning()) throw err; // shutting down: leave the offset uncommitted; redelivered later
+            const delay = Math.min(baseMs * 2 ** (attempt - 1), infra ? 5000 : 10000);
+            elog.warn({ err: (err as Error).message, attempt, delayMs: delay, infra }, 'handler failed; retrying');
+            count(topic, 'retried');
+            await new Promise((r) => setTimeout(r, delay));
+            await heartbeat();
+          }
+        }
+      }
+    },
+  });
+  return consumer;
+}

@@ -1,0 +1,43 @@
+import type { Connection, Model } from 'mongoose';
+import { Schema } from 'mongoose';
+import type { Deduper } from './consumer';
+
+interface ProcessedEvent {
+  _id: string;
+  at: Date;
+}
+
+const processedSchema = new Schema<ProcessedEvent>(
+  { _id: String, at: { type: Date, index: true } },
+  { versionKey: false },
+);
+
+/** The processed-events collection of a service's database (ids are `<group>:<event id>`). */
+export function processedEventsModel(conn: Connection): Model<ProcessedEvent> {
+  return (
+    conn.models.ProcessedEvent ?? conn.model<ProcessedEvent>('ProcessedEvent', processedSchema, 'processed_events')
+  );
+}
+
+/**
+ * A {@link Deduper} backed by the service's own store. Handlers should be idempotent anyway: a
+ * crash between the handler's write and `mark` redelivers the event once more.
+ */
+export function mongoDeduper(
+  conn: Connection,
+  groupId: string,
+): Deduper & { expire(olderThan: Date): Promise<number> } {
+  const model = processedEventsModel(conn);
+  return {
+    async seen(eventId) {
+      return (await model.exists({ _id: `${groupId}:${eventId}` })) !== null;
+    },
+    async mark(eventId) {
+      await model.updateOne({ _id: `${groupId}:${eventId}` }, { $setOnInsert: { at: new Date() } }, { upsert: true });
+    },
+    // App-side expiry (no TTL indexes on the portable store subset).
+    async expire(olderThan) {
+      return (await model.deleteMany({ at: { $lt: olderThan } })).deletedCount;
+    },
+  };
+}

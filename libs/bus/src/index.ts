@@ -1,0 +1,7 @@
+export * from './consumer';
+export * from './dedupe';
+export * from './envelope';
+export * from './kafka';
+export * from './outbox';
+export * from './producer';
+export * from './schemas';

@@ -1,0 +1,56 @@
+import type { Logger } from '@cc/kit';
+import { type ITopicConfig, Kafka, logLevel } from 'kafkajs';
+
+/** Creates a kafkajs client whose logs go to the service's pino logger. */
+export function createKafka(opts: { brokers: string[]; clientId: string; logger: Logger }): Kafka {
+  const log = opts.logger.child({ component: 'kafka' });
+  return new Kafka({
+    clientId: opts.clientId,
+    brokers: opts.brokers,
+    connectionTimeout: 3000,
+    requestTimeout: 30000,
+    retry: { initialRetryTime: 300, retries: 10, maxRetryTime: 10000 },
+    logLevel: logLevel.WARN,
+    logCreator:
+      () =>
+      ({ level, log: entry }) => {
+        const { message, ...rest } = entry;
+        const fields = { ...rest, namespace: entry.namespace };
+        if (level <= logLevel.ERROR) log.error(fields, message);
+        else if (level === logLevel.WARN) log.warn(fields, message);
+        else log.debug(fields, message);
+      },
+  });
+}
+
+/** Creates missing topics with the configured partition count (existing ones are left as they are). */
+export async function ensureTopics(kafka: Kafka, topics: ITopicConfig[]): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((t) => !existing.has(t.topic));
+    if (missing.length) await admin.createTopics({ topics: missing, waitForLeaders: true });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** A readiness check: the cluster answers a metadata request. */
+export function kafkaReadiness(kafka: Kafka): () => Promise<void> {
+  const admin = kafka.admin({ retry: { retries: 0 } });
+  let connected = false;
+  return async () => {
+    if (!connected) {
+      await admin.connect();
+      connected = true;
+    }
+    try {
+      await admin.describeCluster();
+    } catch (err) {
+      connected = false;
+      await admin.disconnect().catch(() => undefined);
+      throw err;
+    }
+  };
+}

@@ -1,0 +1,218 @@
+import type { Consumer, Kafka } from 'kafkajs';
+import mongoose, { type Connection, Schema } from 'mongoose';
+import { createLogger } from '../../kit/src/logger';
+import { eventually, freshName, testInfra } from '../../testing/src';
+import {
+  type CloudEvent,
+  createKafka,
+  EventProducer,
+  EventSchemas,
+  ensureTopics,
+  mongoDeduper,
+  newEvent,
+  OutboxRelay,
+  outboxEntries,
+  outboxField,
+  startConsumer,
+  withEvents,
+} from '../src';
+
+const logger = createLogger('bus-test', 'silent');
+const schemas = new EventSchemas({
+  'order.placed': { type: 'object', required: ['qty'], properties: { qty: { type: 'integer', minimum: 1 } } },
+});
+const placed = (qty: unknown, subject = 'o1') =>
+  newEvent({ source: '/test', type: 'order.placed', subject, accountId: 'acc1', data: { qty } });
+
+let kafka: Kafka;
+let producer: EventProducer;
+let conn: Connection;
+const consumers: Consumer[] = [];
+
+beforeAll(async () => {
+  const infra = await testInfra();
+  kafka = createKafka({ brokers: infra.kafkaBrokers, clientId: 'bus-test', logger });
+  producer = new EventProducer(kafka, schemas, logger);
+  await producer.connect();
+  conn = await mongoose.createConnection(infra.mongoUrl, { dbName: freshName('bus') }).asPromise();
+});
+afterAll(async () => {
+  await Promise.all(consumers.map((c) => c.disconnect()));
+  await producer.disconnect();
+  await conn.dropDatabase().catch(() => undefined);
+  await conn.close();
+});
+
+async function topicPair() {
+  const topic = freshName('t');
+  const group = freshName('g');
+  await ensureTopics(
+    kafka,
+    [topic, `${group}.dlq`].map((t) => ({ topic: t, numPartitions: 2 })),
+  );
+  return { topic, group, dlq: `${group}.dlq` };
+}
+
+/** Reads every message of a topic (e.g. a dead-letter topic) into an array as they arrive. */
+async function collect(topic: string) {
+  const got: { value: string; headers: Record<string, string> }[] = [];
+  const c = kafka.consumer({ groupId: freshName('reader') });
+  await c.connect();
+  await c.subscribe({ topic, fromBeginning: true });
+  await c.run({
+    eachMessage: async ({ message }) => {
+      const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]));
+      got.push({ value: message.value?.toString() ?? '', headers });
+    },
+  });
+  consumers.push(c);
+  return got;
+}
+
+async function consume(topic: string, group: string, handler: (e: CloudEvent) => Promise<void>, extra = {}) {
+  const c = await startConsumer({
+    kafka,
+    groupId: group,
+    topics: [topic],
+    schemas,
+    producer,
+    handler,
+    logger,
+    retryBaseMs: 20,
+    ...extra,
+  });
+  consumers.push(c);
+  return c;
+}
+
+describe('bus on a real broker', () => {
+  it('round-trips a valid event and refuses to publish an invalid one', async () => {
+    const { topic, group } = await topicPair();
+    const seen: CloudEvent[] = [];
+    await consume(topic, group, async (e) => void seen.push(e));
+    const e = placed(3);
+    await producer.publish(topic, [e]);
+    await expect(producer.publish(topic, [placed(0)])).rejects.toThrow(/qty must be >= 1/);
+    await eventually(() => seen.length === 1, { what: 'event consumed' });
+    expect(seen[0]).toMatchObject({ id: e.id, type: 'order.placed', accountid: 'acc1', data: { qty: 3 } });
+  });
+
+  it('dead-letters an invalid event at once and keeps consuming after it', async () => {
+    const { topic, group, dlq } = await topicPair();
+    const seen: CloudEvent[] = [];
+    let calls = 0;
+    await consume(topic, group, async (e) => {
+      calls++;
+      seen.push(e);
+    });
+    const dead = await collect(dlq);
+    const bad = { ...placed(1, 'same'), data: { qty: 'many' } };
+    await producer.sendRaw(topic, [{ key: 'acc1:same', value: JSON.stringify(bad), headers: {} }]);
+    await producer.sendRaw(topic, [{ key: 'acc1:same', value: 'not json', headers: {} }]);
+    await producer.publish(topic, [placed(2, 'same')]);
+    await eventually(() => seen.length === 1 && dead.length === 2, {
+      what: 'valid event handled and two dead-lettered',
+    });
+    expect(calls).toBe(1);
+    expect(dead[0]?.headers['x-dlq-error']).toMatch(/data\/qty must be integer/);
+    expect(dead[1]?.headers['x-dlq-error']).toMatch(/unparseable/);
+    expect(dead[0]?.headers['x-dlq-source-topic']).toBe(topic);
+  });
+
+  it('retries a failing handler a bounded number of times, then dead-letters with the error in headers', async () => {
+    const { topic, group, dlq } = await topicPair();
+    let attempts = 0;
+    await consume(
+      topic,
+      group,
+      async () => {
+        attempts++;
+        throw new Error('downstream said no');
+      },
+      { maxAttempts: 3 },
+    );
+    const dead = await collect(dlq);
+    await producer.publish(topic, [placed(5)]);
+    await eventually(() => dead.length === 1, { what: 'dead letter' });
+    expect(attempts).toBe(3);
+    expect(dead[0]?.headers['x-dlq-error']).toBe('Error: downstream said no');
+    expect(dead[0]?.headers['x-dlq-attempts']).toBe('3');
+    expect(JSON.parse(dead[0]?.value ?? '{}').data).toEqual({ qty: 5 });
+  });
+
+  it('handles a redelivered event once (dedupe by event id)', async () => {
+    const { topic, group } = await topicPair();
+    const handled: string[] = [];
+    await consume(topic, group, async (e) => void handled.push(e.id), { deduper: mongoDeduper(conn, group) });
+    const e = placed(1);
+    await producer.publish(topic, [e]);
+    await producer.publish(topic, [e]); // the same event again, as after a producer retry or relay re-send
+    const marker = placed(9);
+    await producer.publish(topic, [marker]);
+    await eventually(() => handled.includes(marker.id), { what: 'marker handled' });
+    expect(handled.filter((id) => id === e.id)).toHaveLength(1);
+  });
+
+  it('commits offsets only after handling: a new consumer in the same group does not see handled events again', async () => {
+    const { topic, group } = await topicPair();
+    const first: string[] = [];
+    const c1 = await consume(topic, group, async (e) => void first.push(e.id));
+    const events = [placed(1, 'a'), placed(2, 'b'), placed(3, 'c')];
+    await producer.publish(topic, events);
+    await eventually(() => first.length === 3, { what: 'three handled' });
+    await c1.disconnect();
+    const second: string[] = [];
+    await consume(topic, group, async (e) => void second.push(e.id));
+    const later = placed(4, 'd');
+    await producer.publish(topic, [later]);
+    await eventually(() => second.includes(later.id), { what: 'later event' });
+    expect(second).toEqual([later.id]);
+  });
+});
+
+describe('outbox', () => {
+  const Order = () =>
+    conn.models.Order ??
+    conn.model(
+      'Order',
+      new Schema({ _id: String, accountId: String, qty: Number, ...outboxField }, { versionKey: false }),
+    );
+
+  it('delivers an event whose publish never happened (relay killed between write and publish)', async () => {
+    const { topic } = await topicPair();
+    const got = await collect(topic);
+    const e = placed(7, 'order-42');
+    // The state change and its pending event in one single-document write; the process "dies" before publishing.
+    await Order().create({ _id: 'order-42', accountId: 'acc1', qty: 7, outbox: outboxEntries(topic, [e]) });
+    const relay = new OutboxRelay({ models: [Order()], producer, logger, graceMs: 0, intervalMs: 50 });
+    relay.start();
+    try {
+      await eventually(() => got.length === 1, { what: 'relayed event' });
+      await eventually(
+        async () => ((await Order().findById('order-42').lean()) as { outbox: unknown[] }).outbox.length === 0,
+        {
+          what: 'outbox emptied',
+        },
+      );
+    } finally {
+      await relay.stop();
+    }
+    expect(JSON.parse(got[0]?.value ?? '{}').id).toBe(e.id);
+  });
+
+  it('publishes eagerly in order and leaves nothing pending', async () => {
+    const { topic } = await topicPair();
+    const got = await collect(topic);
+    await Order().create({ _id: 'order-43', accountId: 'acc1', qty: 1 });
+    const a = placed(1, 'order-43');
+    const b = placed(2, 'order-43');
+    await Order().updateOne({ _id: 'order-43' }, withEvents({ $set: { qty: 2 } }, topic, [a, b]));
+    const relay = new OutboxRelay({ models: [Order()], producer, logger });
+    await relay.flush(Order(), 'order-43');
+    await eventually(() => got.length === 2, { what: 'two events' });
+    expect(got.map((m) => JSON.parse(m.value).id)).toEqual([a.id, b.id]);
+    const doc = (await Order().findById('order-43').lean()) as { qty: number; outbox: unknown[] };
+    expect(doc).toMatchObject({ qty: 2, outbox: [] });
+    expect(await relay.runOnce()).toBe(0);
+  });
+});

@@ -1,0 +1,52 @@
+import { type CleanedEnv, cleanEnv, num, port, str, url, type ValidatorSpec } from 'envalid';
+
+export { bool, host, num, port, str, url } from 'envalid';
+
+/**
+ * Parses the environment once against a spec (types, defaults, one description per key) and
+ * exits non-zero listing every missing or malformed variable. The only place env is read.
+ */
+export function loadConfig<S extends Record<string, ValidatorSpec<unknown>>>(
+  spec: S,
+  env: NodeJS.ProcessEnv = process.env,
+  onInvalid: (problems: string[]) => never = exitWithProblems,
+): Readonly<CleanedEnv<S>> {
+  return Object.freeze(
+    cleanEnv(env, spec, {
+      reporter: ({ errors }) => {
+        const problems = Object.entries(errors).map(([key, err]) => {
+          const desc = (spec[key] as { desc?: string } | undefined)?.desc;
+          const why = env[key] === undefined ? 'missing' : `malformed (${err?.message ?? 'invalid'})`;
+          return `${key}: ${why}${desc ? ` - ${desc}` : ''}`;
+        });
+        if (problems.length) onInvalid(problems);
+      },
+    }),
+  );
+}
+
+function exitWithProblems(problems: string[]): never {
+  // The logger is not configured yet (it needs config), so write one JSON line by hand.
+  process.stderr.write(
+    `${JSON.stringify({ level: 'fatal', time: Date.now(), msg: 'invalid configuration', problems })}\n`,
+  );
+  process.exit(78); // EX_CONFIG
+}
+
+/** Variables every service reads, with the service's own defaults. */
+export function baseConfigSpec(service: string, defaultPort: number) {
+  return {
+    PORT: port({ default: defaultPort, desc: `HTTP port of the ${service} service` }),
+    LOG_LEVEL: str({
+      default: 'info',
+      choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      desc: 'pino log level',
+    }),
+    KAFKA_BROKERS: str({ desc: 'Comma-separated Kafka bootstrap servers, e.g. 127.0.0.1:9092' }),
+    KAFKA_TOPIC_PARTITIONS: num({ default: 6, desc: 'Partitions for topics this service creates at start' }),
+    MONGO_URL: url({ desc: 'MongoDB (or MongoDB-wire) server URL without database, e.g. mongodb://127.0.0.1:27017' }),
+    MONGO_DB: str({ default: `cc_${service.replace(/-/g, '_')}`, desc: 'The database this service owns' }),
+    BODY_LIMIT: str({ default: '256kb', desc: 'Largest accepted JSON request body' }),
+    SHUTDOWN_DEADLINE_MS: num({ default: 25000, desc: 'Exit non-zero if graceful shutdown takes longer' }),
+  };
+}

@@ -1,0 +1,130 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { pinoHttp } from 'pino-http';
+import { AppError, toProblem } from '../errors';
+import type { Readiness } from '../health';
+import type { Logger } from '../logger';
+import type { Metrics } from '../metrics';
+
+/** What {@link createHttpApp} needs from the composition root. */
+export interface HttpAppOptions {
+  logger: Logger;
+  metrics: Metrics;
+  readiness: Readiness;
+  /** Largest accepted JSON body, e.g. `256kb`. */
+  bodyLimit?: string;
+  /** Mounts the service's own routes between the common middleware and the 404/error handlers. */
+  routes?: (app: Express) => void;
+}
+
+const safeId = /^[A-Za-z0-9._:-]{1,128}$/;
+const traceparentRe = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** Express app with request ids, trace context, access log, JSON parsing, health, metrics and problem+json errors. */
+export function createHttpApp(opts: HttpAppOptions): Express {
+  const { logger, metrics, readiness } = opts;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple'); // flat strings only: no nested objects, so no `$`-operator injection
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+
+  app.use(requestContext);
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (_req, res) => res.getHeader('x-request-id') as string,
+      customLogLevel: (_req, res, err) =>
+        err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
+      serializers: {
+        req: (req) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+  app.use((req, res, next) => {
+    const end = metrics.httpDuration.startTimer();
+    res.on('finish', () => {
+      const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : 'unmatched';
+      end({ method: req.method, route, status: String(res.statusCode) });
+    });
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const result = await readiness.evaluate();
+    res.status(result.ok ? 200 : 503).json({ status: result.ok ? 'ready' : 'not ready', checks: result.checks });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+
+  app.use(requireJsonBody);
+  app.use(
+    express.json({ limit: opts.bodyLimit ?? '256kb', type: ['application/json', 'application/*+json'], strict: true }),
+  );
+
+  opts.routes?.(app);
+
+  app.use((req, _res, next) => {
+    next(new AppError('REQUEST.NOT_FOUND', `No resource at ${req.method} ${req.path}`));
+  });
+  app.use(problemHandler(logger));
+  return app;
+}
+
+/** Sets `x-request-id` (kept from the caller when well-formed) and a W3C `traceparent` for downstream calls. */
+const requestContext: RequestHandler = (req, res, next) => {
+  const incoming = req.header('x-request-id');
+  const requestId = incoming && safeId.test(incoming) ? incoming : randomUUID();
+  res.setHeader('x-request-id', requestId);
+  const parent = traceparentRe.exec(req.header('traceparent') ?? '');
+  const traceId = parent?.[1] ?? randomBytes(16).toString('hex');
+  res.locals.requestId = requestId;
+  res.locals.traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
+  next();
+};
+
+/** A body on POST/PUT/PATCH must be declared JSON; anything else is a 415 before any parsing. */
+const requireJsonBody: RequestHandler = (req, _res, next) => {
+  const hasBody = Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;
+  if (hasBody && ['POST', 'PUT', 'PATCH'].includes(req.method) && !req.is(['application/json', 'application/*+json'])) {
+    return next(new AppError('REQUEST.UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json'));
+  }
+  next();
+};
+
+/** Maps body-parser failures to coded errors and answers every error as RFC 9457 problem+json. */
+export function problemHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const error = fromBodyParser(err) ?? err;
+    const problem = toProblem(error, req.originalUrl);
+    if (problem.status >= 500) (req.log ?? logger).error({ err }, 'request failed');
+    if (res.headersSent) return res.end();
+    if (problem.status === 429 && error instanceof AppError && typeof error.extra.retryAfter === 'number') {
+      res.setHeader('Retry-After', String(error.extra.retryAfter));
+    }
+    res.status(problem.status).type('application/problem+json').send(JSON.stringify(problem));
+  };
+}
+
+function fromBodyParser(err: unknown): AppError | undefined {
+  const e = err as { type?: string; status?: number; limit?: number };
+  switch (e?.type) {
+    case 'entity.parse.failed':
+      return new AppError('REQUEST.MALFORMED_JSON', 'The request body is not valid JSON');
+    case 'entity.too.large':
+      return new AppError('REQUEST.TOO_LARGE', `The request body exceeds the limit of ${e.limit} bytes`);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('REQUEST.UNSUPPORTED_MEDIA_TYPE', 'Only UTF-8 JSON bodies are accepted');
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return new AppError('REQUEST.VALIDATION', 'The request body was incomplete');
+    default:
+      return undefined;
+  }
+}

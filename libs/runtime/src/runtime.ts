@@ -1,0 +1,139 @@
+import type { Server } from 'node:http';
+import {
+  type ConsumerOptions,
+  createKafka,
+  EventProducer,
+  EventSchemas,
+  ensureTopics,
+  kafkaReadiness,
+  mongoDeduper,
+  OutboxRelay,
+  startConsumer,
+} from '@cc/bus';
+import {
+  createHttpApp,
+  createLogger,
+  createMetrics,
+  handleShutdown,
+  type Logger,
+  type Metrics,
+  Readiness,
+  type ShutdownStep,
+} from '@cc/kit';
+import { connectStore, ensureIndexes, storeReadiness } from '@cc/store';
+import type { Express } from 'express';
+import type { Consumer, Kafka } from 'kafkajs';
+import type { Connection, Model } from 'mongoose';
+
+/** The settings every service has (see `baseConfigSpec`). */
+export interface RuntimeConfig {
+  PORT: number;
+  LOG_LEVEL: string;
+  KAFKA_BROKERS: string;
+  KAFKA_TOPIC_PARTITIONS: number;
+  MONGO_URL: string;
+  MONGO_DB: string;
+  BODY_LIMIT: string;
+  SHUTDOWN_DEADLINE_MS: number;
+}
+
+/** A started service's shared plumbing, handed to its composition root. */
+export interface Runtime {
+  name: string;
+  logger: Logger;
+  metrics: Metrics;
+  readiness: Readiness;
+  conn: Connection;
+  kafka: Kafka;
+  schemas: EventSchemas;
+  producer: EventProducer;
+  /** Creates the given topics (and nothing else) if missing. */
+  ensureTopics(topics: string[]): Promise<void>;
+  /** Creates the models' indexes and starts an outbox relay over those that carry an `outbox`. */
+  useModels(models: Model<any>[], outboxModels?: Model<any>[]): Promise<OutboxRelay>;
+  /** Starts a consumer group with the store-backed deduper and registers it for shutdown. */
+  consume(opts: Pick<ConsumerOptions, 'groupId' | 'topics' | 'handler'> & Partial<ConsumerOptions>): Promise<Consumer>;
+  /** Builds the HTTP app, listens, and installs graceful shutdown. */
+  listen(routes: (app: Express) => void): Promise<Server>;
+}
+
+/**
+ * Connects a service to its store and to Kafka (failing readiness, not the process, while either is
+ * down after start) and orders shutdown: HTTP, consumers, relay, producer, store.
+ */
+export async function startRuntime(opts: {
+  name: string;
+  config: RuntimeConfig;
+  eventSchemas: Record<string, object>;
+  logDestination?: NodeJS.WritableStream;
+}): Promise<Runtime> {
+  const { config, name } = opts;
+  const logger = createLogger(name, config.LOG_LEVEL, opts.logDestination);
+  const metrics = createMetrics(name);
+  const readiness = new Readiness();
+  const consumers: Consumer[] = [];
+  const relays: OutboxRelay[] = [];
+
+  const conn = await connectStore({ url: config.MONGO_URL, dbName: config.MONGO_DB, logger, metrics });
+  readiness.add('store', storeReadiness(conn));
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS.split(','), clientId: name, logger });
+  readiness.add('kafka', kafkaReadiness(kafka));
+  const schemas = new EventSchemas(opts.eventSchemas);
+  const producer = new EventProducer(kafka, schemas, logger, metrics);
+  await producer.connect();
+
+  const topicsReady = (topics: string[]) =>
+    ensureTopics(
+      kafka,
+      topics.map((topic) => ({ topic, numPartitions: config.KAFKA_TOPIC_PARTITIONS, replicationFactor: -1 })),
+    );
+
+  const steps: ShutdownStep[] = [
+    { name: 'consumers', run: async () => void (await Promise.all(consumers.map((c) => c.disconnect()))) },
+    { name: 'outbox relay', run: async () => void (await Promise.all(relays.map((r) => r.stop()))) },
+    { name: 'producer', run: () => producer.disconnect() },
+    { name: 'store', run: () => conn.close() },
+  ];
+
+  return {
+    name,
+    logger,
+    metrics,
+    readiness,
+    conn,
+    kafka,
+    schemas,
+    producer,
+    ensureTopics: topicsReady,
+    async useModels(models, outboxModels = []) {
+      await ensureIndexes(models);
+      const relay = new OutboxRelay({
+        models: outboxModels,
+        producer,
+        logger: logger.child({ component: 'outbox' }),
+        metrics,
+      });
+      if (outboxModels.length) relay.start();
+      relays.push(relay);
+      return relay;
+    },
+    async consume(c) {
+      const dlq = c.deadLetterTopic ?? `${c.groupId}.dlq`;
+      await topicsReady([...c.topics, dlq]);
+      const deduper = mongoDeduper(conn, c.groupId);
+      const consumer = await startConsumer({ kafka, schemas, producer, logger, metrics, deduper, ...c });
+      consumers.push(consumer);
+      return consumer;
+    },
+    async listen(routes) {
+      const app = createHttpApp({ logger, metrics, readiness, bodyLimit: config.BODY_LIMIT, routes });
+      const server = await new Promise<Server>((resolve) => {
+        const s = app.listen(config.PORT, () => resolve(s));
+      });
+      server.keepAliveTimeout = 65_000; // longer than typical proxy idle timeouts
+      handleShutdown({ logger, readiness, server, steps, deadlineMs: config.SHUTDOWN_DEADLINE_MS });
+      logger.info({ port: config.PORT }, `${name} listening`);
+      return server;
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import type { Logger, Metrics } from '@cc/kit';
+import mongoose, { type Connection, type Model } from 'mongoose';
+
+/** Options for {@link connectStore}. */
+export interface StoreOptions {
+  /** Server address without database, e.g. `mongodb://127.0.0.1:27017`. */
+  url: string;
+  /** The service's own database, `cc_<service>` (tests use a fresh name per file). */
+  dbName: string;
+  logger: Logger;
+  metrics?: Metrics;
+  /** Give up after this long without a first connection (default: keep trying for 2 minutes). */
+  connectDeadlineMs?: number;
+}
+
+/**
+ * Connects to the service's database, retrying with backoff until the deadline; mongoose index
+ * building is off so that {@link ensureIndexes} creates them once, at start, where failures are seen.
+ */
+export async function connectStore(opts: StoreOptions): Promise<Connection> {
+  const log = opts.logger.child({ component: 'store', db: opts.dbName });
+  const deadline = Date.now() + (opts.connectDeadlineMs ?? 120_000);
+  for (let attempt = 1; ; attempt++) {
+    const conn = mongoose.createConnection(opts.url, {
+      dbName: opts.dbName,
+      autoIndex: false,
+      autoCreate: false,
+      serverSelectionTimeoutMS: 5000,
+      maxPoolSize: 20,
+    });
+    try {
+      await conn.asPromise();
+      log.info({ attempt }, 'store connected');
+      if (opts.metrics) trackPool(conn, opts.metrics);
+      return conn;
+    } catch (err) {
+      await conn.close().catch(() => undefined);
+      if (Date.now() > deadline) throw err;
+      const delay = Math.min(500 * 2 ** (attempt - 1), 5000);
+      log.warn({ attempt, delayMs: delay, err: (err as Error).message }, 'store not reachable; retrying');
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+/** Creates the declared indexes of every model (unique and compound only: the portable subset). */
+export async function ensureIndexes(models: Model<any>[]): Promise<void> {
+  for (const model of models) {
+    await model.createCollection().catch((err: { codeName?: string }) => {
+      if (err.codeName !== 'NamespaceExists') throw err;
+    });
+    await model.createIndexes();
+  }
+}
+
+/** A readiness check: the server answers a ping within the driver's timeout. */
+export function storeReadiness(conn: Connection): () => Promise<void> {
+  return async () => {
+    if (!conn.db) throw new Error('not connected');
+    await conn.db.admin().command({ ping: 1 }, { timeoutMS: 1500 } as Record<string, unknown>);
+  };
+}
+
+function trackPool(conn: Connection, metrics: Metrics): void {
+  const client = conn.getClient();
+  let inUse = 0;
+  let open = 0;
+  const set = () => {
+    metrics.storePool.set({ state: 'in_use' }, inUse);
+    metrics.storePool.set({ state: 'open' }, open);
+  };
+  client.on('connectionCreated', () => {
+    open++;
+    set();
+  });
+  client.on('connectionClosed', () => {
+    open = Math.max(0, open - 1);
+    set();
+  });
+  client.on('connectionCheckedOut', () => {
+    inUse++;
+    set();
+  });
+  client.on('connectionCheckedIn', () => {
+    inUse = Math.max(0, inUse - 1);
+    set();
+  });
+}

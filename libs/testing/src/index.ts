@@ -1,0 +1,3 @@
+export * from './infra';
+export * from './logs';
+export * from './poll';
