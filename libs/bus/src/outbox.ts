@@ -58,7 +58,10 @@ export function outboxEntries(topic: string, events: CloudEvent[]): OutboxEntry[
   return events.map((event) => ({ _id: event.id, topic, event, createdAt: now }));
 }
 
-type OutboxModel = Model<{ outbox?: OutboxEntry[]; outboxSeq?: number }>;
+/** Any aggregate model that spreads {@link outboxField} into its schema. */
+// biome-ignore lint/suspicious/noExplicitAny: aggregates differ in their other fields
+export type OutboxModel = Model<any>;
+type OutboxView = { _id: unknown; outbox?: OutboxEntry[]; outboxSeq?: number };
 
 /**
  * Publishes staged events: eagerly right after a write ({@link OutboxRelay.flush}) and, in a loop,
@@ -85,7 +88,7 @@ export class OutboxRelay {
 
   /** Publishes everything pending on one document, in order, then removes what was sent. */
   async flush(model: OutboxModel, id: unknown): Promise<void> {
-    const doc = await model.findById(id, { outbox: 1, outboxSeq: 1 }).lean();
+    const doc = await model.findById(id, { outbox: 1, outboxSeq: 1 }).lean<OutboxView>();
     if (doc?.outbox?.length) await this.publishDoc(model, id, doc.outbox, doc.outboxSeq ?? 0);
   }
 
@@ -107,7 +110,7 @@ export class OutboxRelay {
       const docs = await model
         .find({ 'outbox.createdAt': { $lte: cutoff } }, { outbox: 1, outboxSeq: 1 })
         .limit(this.opts.batchSize ?? 100)
-        .lean();
+        .lean<OutboxView[]>();
       this.opts.metrics?.outboxPending.set({ collection: model.collection.name }, docs.length);
       for (const doc of docs) {
         if (doc.outbox?.length) {
@@ -160,7 +163,7 @@ export class OutboxRelay {
       // Clear only if nothing was staged since we read the entries; otherwise read again and send the rest.
       const cleared = await model.updateOne({ _id: id, outboxSeq: seq }, { $set: { outbox: [] } });
       if (cleared.matchedCount === 1) return;
-      const fresh = await model.findById(id, { outbox: 1, outboxSeq: 1 }).lean();
+      const fresh = await model.findById(id, { outbox: 1, outboxSeq: 1 }).lean<OutboxView>();
       if (!fresh?.outbox?.length) return;
       entries = fresh.outbox;
       seq = fresh.outboxSeq ?? 0;

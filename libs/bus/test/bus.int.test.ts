@@ -10,6 +10,7 @@ import {
   ensureTopics,
   mongoDeduper,
   newEvent,
+  type OutboxModel,
   OutboxRelay,
   outboxEntries,
   outboxField,
@@ -171,7 +172,7 @@ describe('bus on a real broker', () => {
 });
 
 describe('outbox', () => {
-  const Order = () =>
+  const Order = (): OutboxModel =>
     conn.models.Order ??
     conn.model(
       'Order',
@@ -189,7 +190,7 @@ describe('outbox', () => {
     try {
       await eventually(() => got.length === 1, { what: 'relayed event' });
       await eventually(
-        async () => ((await Order().findById('order-42').lean()) as { outbox: unknown[] }).outbox.length === 0,
+        async () => (await Order().findById('order-42').lean<{ outbox: unknown[] }>())?.outbox.length === 0,
         {
           what: 'outbox emptied',
         },
@@ -211,7 +212,7 @@ describe('outbox', () => {
     await relay.flush(Order(), 'order-43');
     await eventually(() => got.length === 2, { what: 'two events' });
     expect(got.map((m) => JSON.parse(m.value).id)).toEqual([a.id, b.id]);
-    const doc = (await Order().findById('order-43').lean()) as { qty: number; outbox: unknown[] };
+    const doc = await Order().findById('order-43').lean<{ qty: number; outbox: unknown[] }>();
     expect(doc).toMatchObject({ qty: 2, outbox: [] });
     expect(await relay.runOnce()).toBe(0);
   });

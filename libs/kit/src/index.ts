@@ -1,5 +1,6 @@
 export * from './auth';
 export * from './config';
+export * from './crypto';
 export * from './errors';
 export * from './health';
 export * from './http/app';

@@ -16,6 +16,8 @@ export function handleShutdown(opts: {
   steps: ShutdownStep[];
   deadlineMs?: number;
   exit?: (code: number) => void;
+  /** Listen for SIGTERM/SIGINT (default true; false for services started inside tests). */
+  signals?: boolean;
 }): (reason: string) => Promise<void> {
   const { logger, readiness, server, steps } = opts;
   const exit = opts.exit ?? ((code: number) => process.exit(code));
@@ -49,7 +51,9 @@ export function handleShutdown(opts: {
     })();
     return started;
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  if (opts.signals !== false) {
+    process.once('SIGTERM', () => void shutdown('SIGTERM'));
+    process.once('SIGINT', () => void shutdown('SIGINT'));
+  }
   return shutdown;
 }

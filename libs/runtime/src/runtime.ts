@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   type ConsumerOptions,
   createKafka,
@@ -53,8 +54,14 @@ export interface Runtime {
   useModels(models: Model<any>[], outboxModels?: Model<any>[]): Promise<OutboxRelay>;
   /** Starts a consumer group with the store-backed deduper and registers it for shutdown. */
   consume(opts: Pick<ConsumerOptions, 'groupId' | 'topics' | 'handler'> & Partial<ConsumerOptions>): Promise<Consumer>;
-  /** Builds the HTTP app, listens, and installs graceful shutdown. */
+  /** Builds the HTTP app, listens (port 0: any free port), and installs graceful shutdown. */
   listen(routes: (app: Express) => void): Promise<Server>;
+  /** Runs an extra step at shutdown, after consumers stop and before the producer and store close. */
+  onShutdown(name: string, run: () => Promise<void>): void;
+  /** The base URL the service listens on (after {@link Runtime.listen}). */
+  url(): string;
+  /** Graceful shutdown as on SIGTERM (the process exits only if `exitOnShutdown`). */
+  stop(): Promise<void>;
 }
 
 /**
@@ -66,6 +73,8 @@ export async function startRuntime(opts: {
   config: RuntimeConfig;
   eventSchemas: Record<string, object>;
   logDestination?: NodeJS.WritableStream;
+  /** Exit the process when shutdown completes (default true; tests pass false). */
+  exitOnShutdown?: boolean;
 }): Promise<Runtime> {
   const { config, name } = opts;
   const logger = createLogger(name, config.LOG_LEVEL, opts.logDestination);
@@ -94,6 +103,8 @@ export async function startRuntime(opts: {
     { name: 'producer', run: () => producer.disconnect() },
     { name: 'store', run: () => conn.close() },
   ];
+  let server: Server | undefined;
+  let shutdown: ((reason: string) => Promise<void>) | undefined;
 
   return {
     name,
@@ -127,13 +138,32 @@ export async function startRuntime(opts: {
     },
     async listen(routes) {
       const app = createHttpApp({ logger, metrics, readiness, bodyLimit: config.BODY_LIMIT, routes });
-      const server = await new Promise<Server>((resolve) => {
+      const listening = await new Promise<Server>((resolve) => {
         const s = app.listen(config.PORT, () => resolve(s));
       });
-      server.keepAliveTimeout = 65_000; // longer than typical proxy idle timeouts
-      handleShutdown({ logger, readiness, server, steps, deadlineMs: config.SHUTDOWN_DEADLINE_MS });
-      logger.info({ port: config.PORT }, `${name} listening`);
-      return server;
+      listening.keepAliveTimeout = 65_000; // longer than typical proxy idle timeouts
+      server = listening;
+      shutdown = handleShutdown({
+        logger,
+        readiness,
+        server: listening,
+        steps,
+        deadlineMs: config.SHUTDOWN_DEADLINE_MS,
+        ...(opts.exitOnShutdown === false ? { exit: () => undefined, signals: false } : {}),
+      });
+      logger.info({ port: (listening.address() as AddressInfo).port }, `${name} listening`);
+      return listening;
+    },
+    onShutdown(stepName, run) {
+      steps.splice(steps.length - 2, 0, { name: stepName, run });
+    },
+    url() {
+      if (!server) throw new Error('not listening');
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    },
+    async stop() {
+      if (shutdown) return shutdown('stop');
+      for (const step of steps) await step.run();
     },
   };
 }

@@ -33,11 +33,15 @@ export function tenantScoped(schema: Schema): void {
       if (typeof this.getFilter().accountId !== 'string') throw new UnscopedQueryError(this.model.modelName, op);
     });
   }
-  schema.pre('aggregate', function (this: { pipeline(): Record<string, unknown>[]; _model?: { modelName: string } }) {
-    const first = this.pipeline()[0] as { $match?: { accountId?: unknown } } | undefined;
-    if (typeof first?.$match?.accountId !== 'string')
-      throw new UnscopedQueryError(this._model?.modelName ?? '?', 'aggregate');
-  });
+  // biome-ignore lint/suspicious/noExplicitAny: mongoose types 'aggregate' middleware only on the untyped overload
+  (schema as any).pre(
+    'aggregate',
+    function (this: { pipeline(): Record<string, unknown>[]; _model?: { modelName: string } }) {
+      const first = this.pipeline()[0] as { $match?: { accountId?: unknown } } | undefined;
+      if (typeof first?.$match?.accountId !== 'string')
+        throw new UnscopedQueryError(this._model?.modelName ?? '?', 'aggregate');
+    },
+  );
   schema.pre('save', function (this: { accountId?: unknown; constructor: { modelName: string } }) {
     if (typeof this.accountId !== 'string' || !this.accountId)
       throw new UnscopedQueryError(this.constructor.modelName, 'save');

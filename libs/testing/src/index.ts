@@ -1,3 +1,4 @@
 export * from './infra';
 export * from './logs';
 export * from './poll';
+export * from './tokens';
