@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# FerretDB 1.x (MongoDB wire protocol on SQLite) built from source with Go, no Docker.
+#
+#   deploy/local/ferretdb.sh {build|start|stop|status|reset}
+#
+# Env: CC_DATA_DIR (default <repo>/.data), CC_CACHE_DIR (default <repo>/.cache),
+#      MONGO_PORT (27017), FERRETDB_DEBUG_PORT (8088; "off" disables the metrics/pprof listener),
+#      FERRETDB_VERSION (v1.24.2), FERRETDB_LOG_LEVEL (warn).
+#
+# Why not plain `go install github.com/FerretDB/FerretDB/cmd/ferretdb@v1.24.2`: the module
+# zip lacks the generated build/version/version.txt, so such a binary panics at start-up
+# ("Invalid build/version/version.txt file content"). We take the same module source from the
+# Go module proxy (`go mod download`), add version.txt, and `go build` it into the cache.
+set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+FERRETDB_VERSION="${FERRETDB_VERSION:-v1.24.2}"
+MONGO_PORT="${MONGO_PORT:-27017}"
+FERRETDB_DEBUG_PORT="${FERRETDB_DEBUG_PORT:-8088}"
+FERRETDB_LOG_LEVEL="${FERRETDB_LOG_LEVEL:-warn}"
+FERRETDB_MODULE=github.com/FerretDB/FerretDB
+
+FHOME="$CC_CACHE_DIR/ferretdb-$FERRETDB_VERSION"
+FBIN="$FHOME/bin/ferretdb"
+FDATA="$CC_DATA_DIR/ferretdb"
+FDB="$FDATA/sqlite"
+FSTATE="$FDATA/state"
+FPID="$FDATA/ferretdb.pid"
+FLOG="$FDATA/ferretdb.log"
+FMARKER="$FBIN --handler=sqlite --sqlite-url=file:$FDB/"
+
+binary_ok() {
+  [[ -x $FBIN ]] || return 1
+  local out
+  out=$("$FBIN" --version 2>/dev/null) || return 1
+  [[ $'\n'$out$'\n' == *$'\n'"version: $FERRETDB_VERSION"$'\n'* ]]
+}
+
+ferretdb_build() {
+  if binary_ok; then
+    log "ferretdb: $FERRETDB_VERSION binary cached at $FBIN"
+    return 0
+  fi
+  need go "Go 1.24+ (apt-get install golang, or https://go.dev/dl)"
+  mkdir -p "$FHOME"
+  log "ferretdb: downloading $FERRETDB_MODULE@$FERRETDB_VERSION source from the Go module proxy"
+  local json dir
+  json=$(cd "$FHOME" && GOFLAGS='' GOWORK=off go mod download -json "$FERRETDB_MODULE@$FERRETDB_VERSION") ||
+    die "ferretdb: go mod download failed"
+  dir=$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p' <<<"$json" | head -n 1)
+  [[ -n $dir && -d $dir ]] || die "ferretdb: module directory not found in: $json"
+  rm -rf "$FHOME/src"
+  cp -R "$dir" "$FHOME/src"
+  chmod -R u+w "$FHOME/src"
+  echo "$FERRETDB_VERSION" >"$FHOME/src/build/version/version.txt"
+  local commit
+  commit=$(sed -n 's/^[[:space:]]*"Hash": "\([0-9a-f]*\)",\{0,1\}$/\1/p' <<<"$json" | head -n 1)
+  [[ -n $commit ]] && echo "$commit" >"$FHOME/src/build/version/commit.txt"
+  log "ferretdb: compiling $FERRETDB_VERSION (first time: downloads Go dependencies, takes a few minutes on 2 cores)"
+  mkdir -p "$FHOME/bin"
+  (
+    cd "$FHOME/src"
+    with_progress "ferretdb: go build ./cmd/ferretdb" "$FHOME/build.log" \
+      env GOFLAGS=-mod=readonly GOWORK=off go build -trimpath -buildvcs=false -o "$FBIN.tmp" ./cmd/ferretdb
+  ) || die "ferretdb: build failed (see $FHOME/build.log)"
+  mv -f "$FBIN.tmp" "$FBIN"
+  binary_ok || die "ferretdb: built binary does not report $FERRETDB_VERSION: $("$FBIN" --version 2>&1 | head -n 3)"
+  rm -rf "$FHOME/src" # the Go build cache keeps rebuilds cheap; the binary is all we need
+  log "ferretdb: built $FBIN ($(du -h "$FBIN" | cut -f1))"
+}
+
+ferretdb_start() {
+  local pid
+  if pid=$(pid_alive "$FPID" "$FMARKER"); then
+    log "ferretdb: already running (pid $pid, 127.0.0.1:$MONGO_PORT)"
+    return 0
+  fi
+  binary_ok || ferretdb_build
+  port_open 127.0.0.1 "$MONGO_PORT" &&
+    die "ferretdb: port $MONGO_PORT is already in use by another process (set MONGO_PORT, or MONGO_URL to use an existing server)"
+  local debug_addr=-
+  if [[ $FERRETDB_DEBUG_PORT != off && $FERRETDB_DEBUG_PORT != 0 ]]; then
+    debug_addr="127.0.0.1:$FERRETDB_DEBUG_PORT"
+    port_open 127.0.0.1 "$FERRETDB_DEBUG_PORT" &&
+      die "ferretdb: debug port $FERRETDB_DEBUG_PORT is in use (set FERRETDB_DEBUG_PORT=<port> or FERRETDB_DEBUG_PORT=off)"
+  fi
+  mkdir -p "$FDB" "$FSTATE"
+  log "ferretdb: starting $FERRETDB_VERSION on 127.0.0.1:$MONGO_PORT (sqlite in $FDB, debug ${debug_addr/#-/off}, log $FLOG)"
+  spawn "$FPID" "$FLOG" "$FBIN" --handler=sqlite --sqlite-url="file:$FDB/" \
+    --listen-addr="127.0.0.1:$MONGO_PORT" --state-dir="$FSTATE" --debug-addr="$debug_addr" \
+    --telemetry=disable --log-level="$FERRETDB_LOG_LEVEL" --log-format=text
+  log "ferretdb: started (pid $(<"$FPID")); readiness: deploy/local/stack.sh wait"
+}
+
+ferretdb_status() {
+  local pid
+  if pid=$(pid_alive "$FPID" "$FMARKER"); then
+    echo "ferretdb: running (pid $pid, 127.0.0.1:$MONGO_PORT)"
+  else
+    echo "ferretdb: stopped"
+    return 3
+  fi
+}
+
+ferretdb_stop() { stop_pid ferretdb "$FPID" "$FMARKER" 30; }
+
+ferretdb_reset() {
+  ferretdb_stop
+  log "ferretdb: deleting data $FDATA"
+  rm -rf "$FDATA"
+}
+
+case "${1:-}" in
+build) ferretdb_build ;;
+start) ferretdb_start ;;
+stop) ferretdb_stop ;;
+status) ferretdb_status ;;
+reset) ferretdb_reset ;;
+*)
+  echo "usage: $0 {build|start|stop|status|reset}" >&2
+  exit 2
+  ;;
+esac
