@@ -23,14 +23,27 @@ export function createKafka(opts: { brokers: string[]; clientId: string; logger:
   });
 }
 
-/** Creates missing topics with the configured partition count (existing ones are left as they are). */
-export async function ensureTopics(kafka: Kafka, topics: ITopicConfig[]): Promise<void> {
+/**
+ * Creates missing topics with the configured partition count (existing ones are left as they are).
+ * Several services may create the same topic at once: "already exists" and leader-election errors
+ * are retried until every topic has leaders.
+ */
+export async function ensureTopics(kafka: Kafka, topics: ITopicConfig[], attempts = 10): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const existing = new Set(await admin.listTopics());
-    const missing = topics.filter((t) => !existing.has(t.topic));
-    if (missing.length) await admin.createTopics({ topics: missing, waitForLeaders: true });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const existing = new Set(await admin.listTopics());
+        const missing = topics.filter((t) => !existing.has(t.topic));
+        if (missing.length) await admin.createTopics({ topics: missing, waitForLeaders: true });
+        await admin.fetchTopicMetadata({ topics: topics.map((t) => t.topic) });
+        return;
+      } catch (err) {
+        if (attempt >= attempts) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** attempt, 3000)));
+      }
+    }
   } finally {
     await admin.disconnect();
   }

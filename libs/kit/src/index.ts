@@ -4,6 +4,8 @@ export * from './crypto';
 export * from './errors';
 export * from './health';
 export * from './http/app';
+export * from './http/validate';
+export * from './http/version';
 export * from './lifecycle';
 export * from './logger';
 export * from './metrics';

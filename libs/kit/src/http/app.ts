@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
 import { AppError, toProblem } from '../errors';
 import type { Readiness } from '../health';
@@ -15,6 +15,18 @@ export interface HttpAppOptions {
   bodyLimit?: string;
   /** Mounts the service's own routes between the common middleware and the 404/error handlers. */
   routes?: (app: Express) => void;
+}
+
+/** App setting holding a `(req) => boolean`; see {@link leaveBodiesUnparsed}. */
+const rawBodySetting = 'cc:leave-bodies-unparsed';
+
+/**
+ * Lets a service's `routes` name requests whose bodies the kit neither type-checks (415) nor parses as JSON:
+ * a proxy streams them on untouched, a form endpoint parses its own. Read per request, so it can be set from
+ * `routes` although the body middleware is installed before them.
+ */
+export function leaveBodiesUnparsed(app: Express, predicate: (req: Request) => boolean): void {
+  app.set(rawBodySetting, predicate);
 }
 
 const safeId = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -62,10 +74,16 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
-  app.use(requireJsonBody);
-  app.use(
-    express.json({ limit: opts.bodyLimit ?? '256kb', type: ['application/json', 'application/*+json'], strict: true }),
-  );
+  const parseJson = express.json({
+    limit: opts.bodyLimit ?? '256kb',
+    type: ['application/json', 'application/*+json'],
+    strict: true,
+  });
+  app.use((req, res, next) => {
+    const unparsed = app.get(rawBodySetting) as ((req: Request) => boolean) | undefined;
+    if (unparsed?.(req)) return next();
+    requireJsonBody(req, res, (err?: unknown) => (err ? next(err) : parseJson(req, res, next)));
+  });
 
   opts.routes?.(app);
 

@@ -1,0 +1,298 @@
+import Ajv2020, { type ErrorObject, type Options, type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { JsonSchema } from './json-schema';
+import { anyCloudEvent } from './schemas/events/envelope';
+import { type EventType, eventSchemas } from './schemas/events/index';
+
+/** One violation of a schema: an RFC 6901 pointer naming the field and a precise message. */
+export interface Violation {
+  pointer: string;
+  message: string;
+}
+
+/** The outcome of a validation: the (defaulted or coerced) value, or every violation. */
+export type ValidationResult<T> = { ok: true; value: T } | { ok: false; errors: Violation[] };
+
+/** A compiled validator for one schema. */
+export type Validator<T> = (data: unknown) => ValidationResult<T>;
+
+function createAjv(options: Options): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: true,
+    // Union types (`['string', 'null']`) are how OpenAPI 3.1 writes nullable; allow them, keep the rest strict.
+    allowUnionTypes: true,
+    // Required properties are often declared in sibling if/then branches; ajv cannot see those.
+    strictRequired: false,
+    // The error formatter reads each failing schema's `x-message`.
+    verbose: true,
+    ...options,
+  });
+  addFormats(ajv);
+  ajv.addKeyword('x-message');
+  return ajv;
+}
+
+/** Bodies and event data: defaults applied in place (`useDefaults`), no type coercion. */
+const bodyAjv = createAjv({ useDefaults: true });
+/** Query strings and path parameters: strings coerced to the schema's types, defaults applied. */
+const queryAjv = createAjv({ useDefaults: true, coerceTypes: 'array' });
+
+const bodyCache = new WeakMap<object, ValidateFunction>();
+const queryCache = new WeakMap<object, ValidateFunction>();
+
+function compiled(ajv: Ajv2020, cache: WeakMap<object, ValidateFunction>, schema: JsonSchema): ValidateFunction {
+  let fn = cache.get(schema);
+  if (!fn) {
+    fn = ajv.compile(schema as object);
+    cache.set(schema, fn);
+  }
+  return fn;
+}
+
+/** A validator for a JSON body or event data (compiled once per schema); it applies schema defaults to the data in place. */
+export function bodyValidator<T>(schema: JsonSchema, options: ViolationOptions = {}): Validator<T> {
+  const fn = compiled(bodyAjv, bodyCache, schema);
+  return (data) =>
+    fn(data) ? { ok: true, value: data as T } : { ok: false, errors: toViolations(fn.errors ?? [], options) };
+}
+
+/** A validator for query strings or path parameters (compiled once per schema); it returns a coerced, defaulted copy. */
+export function queryValidator<T>(
+  schema: JsonSchema,
+  options: ViolationOptions = { rootLabel: 'query' },
+): Validator<T> {
+  const fn = compiled(queryAjv, queryCache, schema);
+  return (data) => {
+    const copy = data !== null && typeof data === 'object' && !Array.isArray(data) ? { ...data } : data;
+    return fn(copy) ? { ok: true, value: copy as T } : { ok: false, errors: toViolations(fn.errors ?? [], options) };
+  };
+}
+
+/** Validates a JSON body against a schema, applying defaults in place. */
+export function validateBody<T>(schema: JsonSchema, data: unknown): ValidationResult<T> {
+  return bodyValidator<T>(schema)(data);
+}
+
+/** Validates query-string (or path) parameters against a schema, returning a coerced copy. */
+export function validateQuery<T>(schema: JsonSchema, data: unknown): ValidationResult<T> {
+  return queryValidator<T>(schema)(data);
+}
+
+/** Validates the data of one event type. */
+export function validateEventData<T>(type: EventType, data: unknown): ValidationResult<T> {
+  return bodyValidator<T>(eventSchemas[type])(data);
+}
+
+/** Validates a whole CloudEvent: the envelope, a known type, then its data (pointers under `/data`). */
+export function validateEvent<T>(event: unknown): ValidationResult<T> {
+  const envelope = bodyValidator<{ type: string; data: unknown }>(anyCloudEvent)(event);
+  if (!envelope.ok) return envelope;
+  const { type, data } = envelope.value;
+  if (!(type in eventSchemas)) {
+    return { ok: false, errors: [{ pointer: '/type', message: `type ${type} is not a known event type` }] };
+  }
+  const result = validateEventData(type as EventType, data);
+  if (!result.ok) {
+    return { ok: false, errors: result.errors.map((e) => ({ ...e, pointer: `/data${e.pointer}` })) };
+  }
+  return { ok: true, value: event as T };
+}
+
+/** Keywords whose generic message (type, limit) is more precise than a schema's `x-message`. */
+const boundKeywords = new Set([
+  'type',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'uniqueItems',
+]);
+
+const escapeSegment = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+const unescapeSegment = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/** The name a message uses for the field at a pointer: `value`, `requests[0]`, or `body` at the root. */
+function labelOf(pointer: string, rootLabel: string): string {
+  const segments = pointer.split('/').slice(1).map(unescapeSegment);
+  const last = segments.at(-1);
+  if (last === undefined) return rootLabel;
+  if (!/^\d+$/.test(last)) return last;
+  const parent = segments.at(-2);
+  return `${parent ?? rootLabel}[${last}]`;
+}
+
+const article = (type: string): string =>
+  type === 'null' ? 'null' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type === 'number' ? 'number' : type}`;
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function xMessage(error: ErrorObject): string | undefined {
+  const parent = error.parentSchema as JsonSchema | undefined;
+  return parent && typeof parent === 'object' ? parent['x-message'] : undefined;
+}
+
+function genericMessage(error: ErrorObject): string {
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'dependentRequired':
+      return `is required when ${String(p.property)} is given`;
+    case 'additionalProperties':
+    case 'unevaluatedProperties': {
+      const known = Object.keys((error.parentSchema as JsonSchema | undefined)?.properties ?? {});
+      return known.length ? `is not allowed (allowed: ${known.join(', ')})` : 'is not allowed';
+    }
+    case 'type':
+      return `must be ${String(p.type).split(',').map(article).join(' or ')}`;
+    case 'enum':
+      return `must be one of: ${(p.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'const':
+      return `must be ${String(p.allowedValue)}`;
+    case 'maxLength':
+      return `must be at most ${plural(p.limit as number, 'character')}`;
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${plural(p.limit as number, 'character')}`;
+    case 'maximum':
+      return `must be at most ${String(p.limit)}`;
+    case 'minimum':
+      return `must be at least ${String(p.limit)}`;
+    case 'exclusiveMaximum':
+      return `must be less than ${String(p.limit)}`;
+    case 'exclusiveMinimum':
+      return `must be greater than ${String(p.limit)}`;
+    case 'multipleOf':
+      return `must be a multiple of ${String(p.multipleOf)}`;
+    case 'maxItems':
+      return `must have at most ${plural(p.limit as number, 'item')}`;
+    case 'minItems':
+      return `must have at least ${plural(p.limit as number, 'item')}`;
+    case 'maxProperties':
+      return `must have at most ${plural(p.limit as number, 'property').replace('propertys', 'properties')}`;
+    case 'minProperties':
+      return `must have at least ${plural(p.limit as number, 'property').replace('propertys', 'properties')}`;
+    case 'uniqueItems':
+      return `must not contain duplicates (items ${String(p.j)} and ${String(p.i)} are equal)`;
+    case 'pattern':
+      return `must match the pattern ${String(p.pattern)}`;
+    case 'format':
+      return `must be a valid ${String(p.format)}`;
+    case 'not':
+    case 'false schema':
+      return 'is not allowed';
+    case 'oneOf':
+    case 'anyOf':
+      return 'must match one of the allowed forms';
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+/** The pointer an error is about: the missing or extra property itself where there is one. */
+function pointerOf(error: ErrorObject): string {
+  const p = error.params as Record<string, unknown>;
+  const base = error.instancePath;
+  if (error.propertyName !== undefined) return `${base}/${escapeSegment(error.propertyName)}`;
+  if (error.keyword === 'required' || error.keyword === 'dependentRequired') {
+    return `${base}/${escapeSegment(String(p.missingProperty))}`;
+  }
+  if (error.keyword === 'additionalProperties') return `${base}/${escapeSegment(String(p.additionalProperty))}`;
+  if (error.keyword === 'unevaluatedProperties') return `${base}/${escapeSegment(String(p.unevaluatedProperty))}`;
+  return base;
+}
+
+function violationOf(error: ErrorObject, rootLabel: string): Violation {
+  const pointer = pointerOf(error);
+  const custom = boundKeywords.has(error.keyword) ? undefined : xMessage(error);
+  const label =
+    error.propertyName !== undefined ? `property name "${error.propertyName}"` : labelOf(pointer, rootLabel);
+  return { pointer, message: `${label} ${custom ?? genericMessage(error)}` };
+}
+
+/** One report for a failed anyOf/oneOf: its x-message, a "give one of" for alternatives, or the closest branch. */
+function foldComposite(error: ErrorObject, children: ErrorObject[], rootLabel: string): Violation[] {
+  const custom = xMessage(error);
+  const missing = children.filter((c) => c.keyword === 'required' && c.instancePath === error.instancePath);
+  const allRequired = children.length > 0 && missing.length === children.length;
+  if (custom || allRequired) {
+    const first = missing[0];
+    const pointer = allRequired && first ? pointerOf(first) : error.instancePath;
+    const alternatives = missing.map((c) => String((c.params as { missingProperty: string }).missingProperty));
+    const message = custom ?? `is required (give one of: ${alternatives.join(', ')})`;
+    return [{ pointer, message: `${labelOf(pointer, rootLabel)} ${message}` }];
+  }
+  const byBranch = new Map<string, ErrorObject[]>();
+  for (const c of children) {
+    const branch = c.schemaPath.slice(error.schemaPath.length + 1).split('/')[0] ?? '';
+    byBranch.set(branch, [...(byBranch.get(branch) ?? []), c]);
+  }
+  // A branch whose type matched the data is closer than one that failed on type; then fewer errors is closer.
+  const typeMiss = (errs: ErrorObject[]) =>
+    errs.some((c) => c.keyword === 'type' && c.instancePath === error.instancePath) ? 1 : 0;
+  const closest = [...byBranch.values()].sort((a, b) => typeMiss(a) - typeMiss(b) || a.length - b.length)[0];
+  const reported = (closest ?? []).filter((c) => c.keyword !== 'if');
+  return reported.length ? reported.map((c) => violationOf(c, rootLabel)) : [violationOf(error, rootLabel)];
+}
+
+/** Options of {@link toViolations}. */
+export interface ViolationOptions {
+  /** How messages name the document root (default `body`). */
+  rootLabel?: string;
+}
+
+/**
+ * Turns ajv errors into one `{pointer, message}` per violation: pointers name the offending field (the missing or
+ * extra property itself), messages are precise, and the noise of if/anyOf/oneOf/propertyNames wrappers is folded.
+ */
+export function toViolations(errors: readonly ErrorObject[], options: ViolationOptions = {}): Violation[] {
+  const rootLabel = options.rootLabel ?? 'body';
+  const consumed = new Set<ErrorObject>();
+  const replacements = new Map<ErrorObject, Violation[]>();
+  // Composite keywords (anyOf, oneOf) come after their children: fold the children into one report.
+  for (const error of errors) {
+    if (error.keyword !== 'anyOf' && error.keyword !== 'oneOf') continue;
+    const children = errors.filter(
+      (e) =>
+        e !== error &&
+        !consumed.has(e) &&
+        e.schemaPath.startsWith(`${error.schemaPath}/`) &&
+        (e.instancePath === error.instancePath || e.instancePath.startsWith(`${error.instancePath}/`)),
+    );
+    for (const c of children) consumed.add(c);
+    replacements.set(error, foldComposite(error, children, rootLabel));
+  }
+  const withPropertyName = new Set(
+    errors.filter((e) => e.propertyName !== undefined).map((e) => `${e.instancePath}\u0000${e.propertyName}`),
+  );
+  const out: Violation[] = [];
+  for (const error of errors) {
+    if (consumed.has(error) || error.keyword === 'if') continue;
+    const replacement = replacements.get(error);
+    if (replacement) {
+      out.push(...replacement);
+      continue;
+    }
+    if (error.keyword === 'propertyNames') {
+      const p = error.params as { propertyName?: string };
+      if (withPropertyName.has(`${error.instancePath}\u0000${p.propertyName}`)) continue;
+    }
+    out.push(violationOf(error, rootLabel));
+  }
+  const seen = new Set<string>();
+  return out.filter((v) => {
+    const key = `${v.pointer}\u0000${v.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,137 @@
+import type { ErrorObject } from 'ajv/dist/2020';
+import Ajv2020 from 'ajv/dist/2020';
+import {
+  agentSummariesQuery,
+  bodyValidator,
+  invocation,
+  type JsonSchema,
+  providerSettings,
+  queryValidator,
+  toViolations,
+  validateBody,
+  validateQuery,
+} from '../src/index';
+
+describe('validators', () => {
+  it('compile each schema once per instance', () => {
+    const schema: JsonSchema = { type: 'object', properties: { a: { type: 'integer' } } };
+    const compile = jest.spyOn(Ajv2020.prototype, 'compile');
+    try {
+      bodyValidator(schema);
+      bodyValidator(schema);
+      validateBody(schema, { a: 1 });
+      expect(compile).toHaveBeenCalledTimes(1);
+      queryValidator(schema);
+      validateQuery(schema, { a: '1' });
+      expect(compile).toHaveBeenCalledTimes(2);
+    } finally {
+      compile.mockRestore();
+    }
+  });
+
+  it('apply body defaults in place without coercing types', () => {
+    const body = { requests: [{ route: 'x' }] };
+    expect(validateBody(invocation, body)).toEqual({ ok: true, value: body });
+    expect(body.requests[0]).toHaveProperty('action', 'dispatch');
+    const schema: JsonSchema = { type: 'object', properties: { n: { type: 'integer' } } };
+    expect(validateBody(schema, { n: '5' })).toEqual({
+      ok: false,
+      errors: [{ pointer: '/n', message: 'n must be an integer' }],
+    });
+  });
+
+  it('coerce query strings only in the query validator, on a copy', () => {
+    const query = { start: '2024-05-01T00:00:00Z', limit: '250', page: '2' };
+    const result = validateQuery(agentSummariesQuery, query);
+    expect(result).toEqual({ ok: true, value: { start: query.start, limit: 250, page: 2, cadence: 15 } });
+    expect(query.limit).toBe('250');
+    expect(validateBody(agentSummariesQuery, { ...query }).ok).toBe(false);
+  });
+
+  it('report every violation at once (allErrors)', () => {
+    const result = validateBody(providerSettings, { endpoint: 'http://x', headers: 1 });
+    expect(result.ok).toBe(false);
+    expect(result.ok ? [] : result.errors.map((e) => e.pointer)).toEqual([
+      '/provider',
+      '/agentactionspermitted',
+      '/endpoint',
+      '/headers',
+    ]);
+  });
+});
+
+describe('toViolations', () => {
+  const run = (schema: JsonSchema, data: unknown) => {
+    const result = validateBody(schema, data);
+    return result.ok ? [] : result.errors;
+  };
+
+  it('points at the missing property itself, escaping per RFC 6901', () => {
+    const schema: JsonSchema = { type: 'object', required: ['a/b', 'c~d'], properties: { 'a/b': {}, 'c~d': {} } };
+    expect(run(schema, {})).toEqual([
+      { pointer: '/a~1b', message: 'a/b is required' },
+      { pointer: '/c~0d', message: 'c~d is required' },
+    ]);
+  });
+
+  it('points at an extra property and lists the allowed ones', () => {
+    const schema: JsonSchema = { type: 'object', properties: { a: {}, b: {} }, additionalProperties: false };
+    expect(run(schema, { a: 1, z: 2 })).toEqual([{ pointer: '/z', message: 'z is not allowed (allowed: a, b)' }]);
+  });
+
+  it('names array items by their parent', () => {
+    const schema: JsonSchema = { type: 'object', properties: { list: { type: 'array', items: { type: 'string' } } } };
+    expect(run(schema, { list: ['a', 1] })).toEqual([{ pointer: '/list/1', message: 'list[1] must be a string' }]);
+    expect(run(schema, [])).toEqual([{ pointer: '', message: 'body must be an object' }]);
+  });
+
+  it('writes precise bound messages', () => {
+    const schema: JsonSchema = {
+      type: 'object',
+      properties: {
+        s: { type: 'string', maxLength: 1 },
+        t: { type: 'string', minLength: 3 },
+        n: { type: 'number', exclusiveMaximum: 5 },
+        u: { type: 'array', uniqueItems: true },
+      },
+    };
+    expect(run(schema, { s: 'ab', t: 'a', n: 5, u: [1, 1] })).toEqual([
+      { pointer: '/s', message: 's must be at most 1 character' },
+      { pointer: '/t', message: 't must be at least 3 characters' },
+      { pointer: '/n', message: 'n must be less than 5' },
+      { pointer: '/u', message: 'u must not contain duplicates (items 0 and 1 are equal)' },
+    ]);
+  });
+
+  it('folds anyOf alternatives into one report and reports the closest branch otherwise', () => {
+    const alternatives: JsonSchema = { type: 'object', anyOf: [{ required: ['x'] }, { required: ['y'] }] };
+    expect(run(alternatives, {})).toEqual([{ pointer: '/x', message: 'x is required (give one of: x, y)' }]);
+    const shapes: JsonSchema = {
+      oneOf: [
+        { type: 'object', required: ['a'], properties: { a: { type: 'string' } } },
+        { type: 'string', maxLength: 2 },
+      ],
+    };
+    expect(run(shapes, 'abc')).toEqual([{ pointer: '', message: 'body must be at most 2 characters' }]);
+  });
+
+  it("uses the root label it is given and falls back to ajv's message for unknown keywords", () => {
+    const error = {
+      keyword: 'custom',
+      instancePath: '/a',
+      schemaPath: '#/custom',
+      params: {},
+      message: 'is odd',
+    } as ErrorObject;
+    expect(toViolations([error])).toEqual([{ pointer: '/a', message: 'a is odd' }]);
+    const rootError = {
+      keyword: 'type',
+      instancePath: '',
+      schemaPath: '#/type',
+      params: { type: 'object' },
+    } as ErrorObject;
+    expect(toViolations([rootError], { rootLabel: 'query' })).toEqual([
+      { pointer: '', message: 'query must be an object' },
+    ]);
+  });
+});
