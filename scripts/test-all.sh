@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# ./cc test: every check a change must pass, in order of cost. Starts the local Kafka and store when
+# the tests need them and nothing else serves them (KAFKA_BROKERS / MONGO_URL), and stops what it started.
+# Ends with one line: "N passed, N failed" (jest tests, plus one per static check).
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+results="$root/.test-results"; rm -rf "$results"; mkdir -p "$results"
+passed=0; failed=0; failures=()
+step() { printf '\n[test] ==== %s ====\n' "$1" >&2; }
+check() { # name, command...
+  local name="$1"; shift; step "$name"
+  local t0=$SECONDS
+  if "$@"; then passed=$((passed + 1)); printf '[test] %s ok (%ss)\n' "$name" $((SECONDS - t0)) >&2
+  else failed=$((failed + 1)); failures+=("$name"); printf '[test] %s FAILED\n' "$name" >&2; fi
+}
+jest_tier() { # name, json file, jest args...
+  local name="$1" out="$2"; shift 2; step "$name"
+  local t0=$SECONDS
+  jest --ci --json --outputFile="$out" "$@"; local rc=$?
+  local p f
+  p=$(node -e "try{const r=require('$out');console.log(r.numPassedTests)}catch{console.log(0)}")
+  f=$(node -e "try{const r=require('$out');console.log(r.numFailedTests+(r.numRuntimeErrorTestSuites||0))}catch{console.log(1)}")
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  passed=$((passed + p)); failed=$((failed + f))
+  [ "$f" -gt 0 ] && failures+=("$name")
+  printf '[test] %s: %s passed, %s failed (%ss)\n' "$name" "$p" "$f" $((SECONDS - t0)) >&2
+}
+
+check lint biome check .
+check typecheck tsc -p tsconfig.json --noEmit
+check "layer rules" depcruise libs services test-e2e deploy --config .dependency-cruiser.cjs
+[ -x scripts/validate-k8s.sh ] && check "k8s manifests" bash scripts/validate-k8s.sh
+jest_tier "unit tests" "$results/unit.json" --selectProjects unit
+
+started_stack=0
+if [ -z "${KAFKA_BROKERS:-}" ] || [ -z "${MONGO_URL:-}" ]; then
+  if ! bash deploy/local/stack.sh status >/dev/null 2>&1; then started_stack=1; fi
+  step "local stack"
+  if bash deploy/local/stack.sh start; then eval "$(bash deploy/local/stack.sh env)"
+  else failed=$((failed + 1)); failures+=("local stack"); fi
+fi
+export KAFKA_BROKERS MONGO_URL
+jest_tier "integration tests" "$results/integration.json" --selectProjects integration --runInBand
+if [ -f test-e2e/run.sh ]; then
+  step "end-to-end tests"
+  bash test-e2e/run.sh "$results/e2e.json"
+  p=$(node -e "try{console.log(require('$results/e2e.json').numPassedTests)}catch{console.log(0)}")
+  f=$(node -e "try{const r=require('$results/e2e.json');console.log(r.numFailedTests+(r.numRuntimeErrorTestSuites||0))}catch{console.log(1)}")
+  passed=$((passed + p)); failed=$((failed + f)); [ "$f" -gt 0 ] && failures+=("end-to-end tests")
+fi
+[ "$started_stack" = 1 ] && bash deploy/local/stack.sh stop
+
+[ ${#failures[@]} -gt 0 ] && printf '[test] failed: %s\n' "${failures[*]}" >&2
+echo "${passed} passed, ${failed} failed"
+[ "$failed" -eq 0 ]

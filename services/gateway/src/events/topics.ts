@@ -1,0 +1,2 @@
+/** Topics this service publishes to (created at start if missing). */
+export const producedTopics: string[] = ['cc.account.v1'];

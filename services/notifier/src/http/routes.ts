@@ -1,0 +1,4 @@
+import type { Express } from 'express';
+
+/** Mounts the notifier service's HTTP API (its features arrive with their issues). */
+export function mountRoutes(_app: Express): void {}
