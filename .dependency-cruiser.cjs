@@ -3,10 +3,13 @@ module.exports = {
   forbidden: [
     {
       name: 'domain-is-pure',
-      comment: 'src/domain holds pure logic: no web framework, store, broker or HTTP client, no plumbing libs with I/O.',
+      comment:
+        'src/domain holds pure logic: no web framework, store, broker or HTTP client, no plumbing libs with I/O.',
       severity: 'error',
       from: { path: '^services/[^/]+/src/domain/' },
-      to: { path: ['node_modules/(express|mongoose|mongodb|kafkajs|axios|opossum|pino)/', '^libs/(bus|store|runtime)/'] },
+      to: {
+        path: ['node_modules/(express|mongoose|mongodb|kafkajs|axios|opossum|pino)/', '^libs/(bus|store|runtime)/'],
+      },
     },
     {
       name: 'domain-no-outer-layers',
@@ -17,7 +20,7 @@ module.exports = {
     },
     {
       name: 'no-service-to-service-imports',
-      comment: 'services talk through Kafka or HTTP, never through each other\'s code.',
+      comment: "services talk through Kafka or HTTP, never through each other's code.",
       severity: 'error',
       from: { path: '^services/([^/]+)/' },
       to: { path: '^services/', pathNot: '^services/$1/' },

@@ -32,7 +32,8 @@ selected.forEach((svc, i) => {
   });
   children.set(svc.name, child);
   for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream! }).on('line', (line) => process.stdout.write(`${prefix(svc.name, i)} ${line}\n`));
+    if (stream)
+      createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${prefix(svc.name, i)} ${line}\n`));
   }
   child.on('exit', (code, signal) => {
     children.delete(svc.name);

@@ -26,6 +26,9 @@ import type { Express } from 'express';
 import type { Consumer, Kafka } from 'kafkajs';
 import type { Connection, Model } from 'mongoose';
 
+// biome-ignore lint/suspicious/noExplicitAny: a service's models differ in their document types
+type AnyModel = Model<any>;
+
 /** The settings every service has (see `baseConfigSpec`). */
 export interface RuntimeConfig {
   PORT: number;
@@ -51,7 +54,7 @@ export interface Runtime {
   /** Creates the given topics (and nothing else) if missing. */
   ensureTopics(topics: string[]): Promise<void>;
   /** Creates the models' indexes and starts an outbox relay over those that carry an `outbox`. */
-  useModels(models: Model<any>[], outboxModels?: Model<any>[]): Promise<OutboxRelay>;
+  useModels(models: AnyModel[], outboxModels?: AnyModel[]): Promise<OutboxRelay>;
   /** Starts a consumer group with the store-backed deduper and registers it for shutdown. */
   consume(opts: Pick<ConsumerOptions, 'groupId' | 'topics' | 'handler'> & Partial<ConsumerOptions>): Promise<Consumer>;
   /** Builds the HTTP app, listens (port 0: any free port), and installs graceful shutdown. */

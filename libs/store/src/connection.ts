@@ -44,6 +44,7 @@ export async function connectStore(opts: StoreOptions): Promise<Connection> {
 }
 
 /** Creates the declared indexes of every model (unique and compound only: the portable subset). */
+// biome-ignore lint/suspicious/noExplicitAny: any model of the service
 export async function ensureIndexes(models: Model<any>[]): Promise<void> {
   for (const model of models) {
     await model.createCollection().catch((err: { codeName?: string }) => {
