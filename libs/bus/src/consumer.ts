@@ -12,10 +12,14 @@ export interface HandlerContext {
   log: Logger;
 }
 
-/** Remembers which events a consumer group has handled, so a redelivered event is handled once. */
+/**
+ * Remembers which events a consumer group has handled, so a redelivered event is handled once.
+ * The consumer asks once per fetched batch and marks once before committing the batch's offsets.
+ */
 export interface Deduper {
-  seen(eventId: string): Promise<boolean>;
-  mark(eventId: string): Promise<void>;
+  /** The ids among `eventIds` already handled. */
+  seenMany(eventIds: string[]): Promise<Set<string>>;
+  markMany(eventIds: string[]): Promise<void>;
 }
 
 /** What {@link startConsumer} needs. */
@@ -68,6 +72,21 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   const count = (topic: string, outcome: string) =>
     opts.metrics?.consumedEvents.inc({ group: opts.groupId, topic, outcome });
 
+  const parse = (message: KafkaMessage): { event?: CloudEvent; error?: string } => {
+    let value: unknown;
+    try {
+      value = JSON.parse(message.value?.toString('utf8') ?? 'null');
+    } catch (err) {
+      return { error: `unparseable: ${(err as Error).message}` };
+    }
+    try {
+      opts.schemas.assertValid(value);
+      return { event: value };
+    } catch (err) {
+      return { error: err instanceof InvalidEventError ? err.message : String(err) };
+    }
+  };
+
   await consumer.connect();
   for (const topic of opts.topics) await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning ?? true });
 
@@ -99,47 +118,48 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   await consumer.run({
     autoCommit: false,
     eachBatchAutoResolve: false,
-    eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
+    eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
       const { topic, partition } = batch;
       opts.metrics?.consumerLag.set(
         { group: opts.groupId, topic, partition: String(partition) },
         Number(batch.offsetLag()),
       );
+      const parsed = batch.messages.map((message) => ({ message, ...parse(message) }));
+      const ids = parsed.flatMap((p) => (p.event ? [p.event.id] : []));
+      const seen = opts.deduper && ids.length ? await opts.deduper.seenMany(ids) : new Set<string>();
+      const handled: string[] = [];
       let lastDone: string | undefined;
-      for (const message of batch.messages) {
-        if (!isRunning() || isStale()) break;
-        const mlog = log.child({ topic, partition, offset: message.offset });
-        let event: CloudEvent | undefined;
-        try {
-          const parsed: unknown = JSON.parse(message.value?.toString('utf8') ?? 'null');
-          opts.schemas.assertValid(parsed);
-          event = parsed;
-        } catch (err) {
-          const reason = err instanceof InvalidEventError ? err.message : `unparseable: ${(err as Error).message}`;
-          mlog.warn({ reason }, 'invalid event dead-lettered');
-          await deadLetter(topic, partition, message, reason, 0);
+      try {
+        for (const { message, event, error } of parsed) {
+          if (!isRunning() || isStale()) break;
+          const mlog = log.child({ topic, partition, offset: message.offset });
+          if (!event) {
+            mlog.warn({ reason: error }, 'invalid event dead-lettered');
+            await deadLetter(topic, partition, message, error ?? 'invalid', 0);
+          } else if (seen.has(event.id)) {
+            count(topic, 'duplicate');
+            mlog.debug({ eventId: event.id }, 'duplicate event skipped');
+          } else {
+            await handleOne(event, message, mlog.child({ eventId: event.id, eventType: event.type }));
+            seen.add(event.id); // the same event twice in one batch is handled once
+            handled.push(event.id);
+          }
+          resolveOffset(message.offset);
+          lastDone = message.offset;
+          await heartbeat();
         }
-        if (event) await handleOne(event, message, mlog.child({ eventId: event.id, eventType: event.type }));
-        resolveOffset(message.offset);
-        lastDone = message.offset;
-        await heartbeat();
+      } finally {
+        // Mark, then commit (offset of the next message to read) only what was handled or dead-lettered.
+        if (handled.length) await opts.deduper?.markMany(handled);
+        if (lastDone !== undefined) {
+          await consumer.commitOffsets([{ topic, partition, offset: (BigInt(lastDone) + 1n).toString() }]);
+        }
       }
-      // Commit explicitly, only what was handled or dead-lettered (offset of the next message to read).
-      if (lastDone !== undefined) {
-        await consumer.commitOffsets([{ topic, partition, offset: (BigInt(lastDone) + 1n).toString() }]);
-      }
-      await commitOffsetsIfNecessary();
 
       async function handleOne(ev: CloudEvent, msg: KafkaMessage, elog: Logger) {
         for (let attempt = 1; ; attempt++) {
           try {
-            if (opts.deduper && (await opts.deduper.seen(ev.id))) {
-              count(topic, 'duplicate');
-              elog.debug('duplicate event skipped');
-              return;
-            }
             await opts.handler(ev, { topic, partition, offset: msg.offset, log: elog });
-            await opts.deduper?.mark(ev.id);
             count(topic, 'handled');
             return;
           } catch (err) {

@@ -28,12 +28,20 @@ export function mongoDeduper(
   groupId: string,
 ): Deduper & { expire(olderThan: Date): Promise<number> } {
   const model = processedEventsModel(conn);
+  const key = (id: string) => `${groupId}:${id}`;
   return {
-    async seen(eventId) {
-      return (await model.exists({ _id: `${groupId}:${eventId}` })) !== null;
+    async seenMany(eventIds) {
+      const found = await model.find({ _id: { $in: eventIds.map(key) } }, { _id: 1 }).lean();
+      return new Set(found.map((d) => d._id.slice(groupId.length + 1)));
     },
-    async mark(eventId) {
-      await model.updateOne({ _id: `${groupId}:${eventId}` }, { $setOnInsert: { at: new Date() } }, { upsert: true });
+    async markMany(eventIds) {
+      const at = new Date();
+      await model.bulkWrite(
+        eventIds.map((id) => ({
+          updateOne: { filter: { _id: key(id) }, update: { $setOnInsert: { at } }, upsert: true },
+        })),
+        { ordered: false },
+      );
     },
     // App-side expiry (no TTL indexes on the portable store subset).
     async expire(olderThan) {

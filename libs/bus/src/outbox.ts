@@ -1,5 +1,5 @@
 import type { Logger, Metrics } from '@cc/kit';
-import { type Model, Schema } from 'mongoose';
+import { type Model, type mongo, Schema } from 'mongoose';
 import type { CloudEvent } from './envelope';
 import type { EventProducer } from './producer';
 
@@ -22,7 +22,8 @@ export const outboxField = {
     type: [
       new Schema<OutboxEntry>(
         { _id: String, topic: String, event: Schema.Types.Mixed, createdAt: Date },
-        { versionKey: false },
+        // minimize: false keeps empty objects inside events (e.g. `agentactionspermitted: {}`).
+        { versionKey: false, minimize: false },
       ),
     ],
     default: [],
@@ -64,6 +65,14 @@ export type OutboxModel = Model<any>;
 type OutboxView = { _id: unknown; outbox?: OutboxEntry[]; outboxSeq?: number };
 
 /**
+ * The relay works on the driver collection, below mongoose middleware: it addresses documents by
+ * `_id` only, which the tenancy guard would (rightly) refuse from application code.
+ */
+function raw(model: OutboxModel): mongo.Collection<OutboxView> {
+  return model.collection as unknown as mongo.Collection<OutboxView>;
+}
+
+/**
  * Publishes staged events: eagerly right after a write ({@link OutboxRelay.flush}) and, in a loop,
  * whatever is still pending after a grace period (a crash between write and publish loses nothing).
  * Entries leave the document only after Kafka acknowledged them.
@@ -88,7 +97,7 @@ export class OutboxRelay {
 
   /** Publishes everything pending on one document, in order, then removes what was sent. */
   async flush(model: OutboxModel, id: unknown): Promise<void> {
-    const doc = await model.findById(id, { outbox: 1, outboxSeq: 1 }).lean<OutboxView>();
+    const doc = await raw(model).findOne({ _id: id }, { projection: { outbox: 1, outboxSeq: 1 } });
     if (doc?.outbox?.length) await this.publishDoc(model, id, doc.outbox, doc.outboxSeq ?? 0);
   }
 
@@ -107,15 +116,22 @@ export class OutboxRelay {
     let published = 0;
     const cutoff = new Date(Date.now() - (this.opts.graceMs ?? 2000));
     for (const model of this.opts.models) {
-      const docs = await model
-        .find({ 'outbox.createdAt': { $lte: cutoff } }, { outbox: 1, outboxSeq: 1 })
+      const docs = await raw(model)
+        .find({ 'outbox.createdAt': { $lte: cutoff } }, { projection: { outbox: 1, outboxSeq: 1 } })
         .limit(this.opts.batchSize ?? 100)
-        .lean<OutboxView[]>();
+        .toArray();
       this.opts.metrics?.outboxPending.set({ collection: model.collection.name }, docs.length);
       for (const doc of docs) {
-        if (doc.outbox?.length) {
+        if (!doc.outbox?.length) continue;
+        try {
           await this.publishDoc(model, doc._id, doc.outbox, doc.outboxSeq ?? 0);
           published += doc.outbox.length;
+        } catch (err) {
+          // One document's bad or unpublishable event must not stall every other document's.
+          this.opts.logger.error(
+            { err: (err as Error).message, collection: model.collection.name, id: String(doc._id) },
+            'outbox entry not published',
+          );
         }
       }
     }
@@ -161,9 +177,9 @@ export class OutboxRelay {
         for (const e of run) sent.add(e._id);
       }
       // Clear only if nothing was staged since we read the entries; otherwise read again and send the rest.
-      const cleared = await model.updateOne({ _id: id, outboxSeq: seq }, { $set: { outbox: [] } });
+      const cleared = await raw(model).updateOne({ _id: id, outboxSeq: seq }, { $set: { outbox: [] } });
       if (cleared.matchedCount === 1) return;
-      const fresh = await model.findById(id, { outbox: 1, outboxSeq: 1 }).lean<OutboxView>();
+      const fresh = await raw(model).findOne({ _id: id }, { projection: { outbox: 1, outboxSeq: 1 } });
       if (!fresh?.outbox?.length) return;
       entries = fresh.outbox;
       seq = fresh.outboxSeq ?? 0;

@@ -1,5 +1,5 @@
 import type { Logger, Metrics } from '@cc/kit';
-import type { Kafka, Producer } from 'kafkajs';
+import { type Kafka, Partitioners, type Producer } from 'kafkajs';
 import { type CloudEvent, eventKey } from './envelope';
 import type { EventSchemas } from './schemas';
 
@@ -14,7 +14,12 @@ export class EventProducer {
     private readonly metrics?: Metrics,
   ) {
     // Idempotent producer: retried sends are not duplicated by the broker, and order per partition holds.
-    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    this.producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner, // murmur2, as the Java client: keys land where other clients expect
+    });
   }
 
   async connect(): Promise<void> {

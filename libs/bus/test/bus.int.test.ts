@@ -1,6 +1,7 @@
 import type { Consumer, Kafka } from 'kafkajs';
 import mongoose, { type Connection, Schema } from 'mongoose';
 import { createLogger } from '../../kit/src/logger';
+import { tenantScoped } from '../../store/src';
 import { eventually, freshName, testInfra } from '../../testing/src';
 import {
   type CloudEvent,
@@ -215,5 +216,34 @@ describe('outbox', () => {
     const doc = await Order().findById('order-43').lean<{ qty: number; outbox: unknown[] }>();
     expect(doc).toMatchObject({ qty: 2, outbox: [] });
     expect(await relay.runOnce()).toBe(0);
+  });
+});
+
+describe('outbox with tenant-scoped aggregates', () => {
+  it('relays from a tenancy-guarded model, keeps empty objects, and one bad entry does not stall the others', async () => {
+    const { topic } = await topicPair();
+    const got = await collect(topic);
+    const schema = new Schema(
+      { _id: String, accountId: String, ...outboxField },
+      { versionKey: false, minimize: false },
+    );
+    schema.plugin(tenantScoped);
+    const Guarded = conn.model('Guarded', schema) as OutboxModel;
+    const bad = { ...placed(1, 'g-bad'), data: { qty: 'not a number' } } as CloudEvent; // never publishable
+    const good = newEvent({
+      source: '/test',
+      type: 'order.placed',
+      subject: 'g-ok',
+      accountId: 'acc1',
+      data: { qty: 1, extra: {} },
+    });
+    await Guarded.create({ _id: 'g-bad', accountId: 'acc1', outbox: outboxEntries(topic, [bad]) });
+    await Guarded.create({ _id: 'g-ok', accountId: 'acc1', outbox: outboxEntries(topic, [good]) });
+    const relay = new OutboxRelay({ models: [Guarded], producer, logger, graceMs: 0 });
+    await relay.runOnce();
+    await eventually(() => got.length === 1, { what: 'the good event relayed' });
+    expect(JSON.parse(got[0]?.value ?? '{}')).toMatchObject({ id: good.id, data: { qty: 1, extra: {} } });
+    const stuck = await Guarded.findOne({ accountId: 'acc1', _id: 'g-bad' }).lean<{ outbox: unknown[] }>();
+    expect(stuck?.outbox).toHaveLength(1); // kept for inspection, not silently dropped
   });
 });
