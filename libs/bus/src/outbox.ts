@@ -68,8 +68,12 @@ type OutboxView = { _id: unknown; outbox?: OutboxEntry[]; outboxSeq?: number };
  * The relay works on the driver collection, below mongoose middleware: it addresses documents by
  * `_id` only, which the tenancy guard would (rightly) refuse from application code.
  */
-function raw(model: OutboxModel): mongo.Collection<OutboxView> {
-  return model.collection as unknown as mongo.Collection<OutboxView>;
+function byId(id: unknown): mongo.Filter<mongo.Document> {
+  return { _id: id } as mongo.Filter<mongo.Document>;
+}
+
+function raw(model: OutboxModel): mongo.Collection {
+  return model.collection as unknown as mongo.Collection;
 }
 
 /**
@@ -97,7 +101,7 @@ export class OutboxRelay {
 
   /** Publishes everything pending on one document, in order, then removes what was sent. */
   async flush(model: OutboxModel, id: unknown): Promise<void> {
-    const doc = await raw(model).findOne({ _id: id }, { projection: { outbox: 1, outboxSeq: 1 } });
+    const doc = (await raw(model).findOne(byId(id), { projection: { outbox: 1, outboxSeq: 1 } })) as OutboxView | null;
     if (doc?.outbox?.length) await this.publishDoc(model, id, doc.outbox, doc.outboxSeq ?? 0);
   }
 
@@ -116,10 +120,10 @@ export class OutboxRelay {
     let published = 0;
     const cutoff = new Date(Date.now() - (this.opts.graceMs ?? 2000));
     for (const model of this.opts.models) {
-      const docs = await raw(model)
+      const docs = (await raw(model)
         .find({ 'outbox.createdAt': { $lte: cutoff } }, { projection: { outbox: 1, outboxSeq: 1 } })
         .limit(this.opts.batchSize ?? 100)
-        .toArray();
+        .toArray()) as OutboxView[];
       this.opts.metrics?.outboxPending.set({ collection: model.collection.name }, docs.length);
       for (const doc of docs) {
         if (!doc.outbox?.length) continue;
@@ -177,9 +181,11 @@ export class OutboxRelay {
         for (const e of run) sent.add(e._id);
       }
       // Clear only if nothing was staged since we read the entries; otherwise read again and send the rest.
-      const cleared = await raw(model).updateOne({ _id: id, outboxSeq: seq }, { $set: { outbox: [] } });
+      const cleared = await raw(model).updateOne({ ...byId(id), outboxSeq: seq }, { $set: { outbox: [] } });
       if (cleared.matchedCount === 1) return;
-      const fresh = await raw(model).findOne({ _id: id }, { projection: { outbox: 1, outboxSeq: 1 } });
+      const fresh = (await raw(model).findOne(byId(id), {
+        projection: { outbox: 1, outboxSeq: 1 },
+      })) as OutboxView | null;
       if (!fresh?.outbox?.length) return;
       entries = fresh.outbox;
       seq = fresh.outboxSeq ?? 0;

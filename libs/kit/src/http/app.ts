@@ -49,7 +49,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
         err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
       serializers: {
-        req: (req) => ({ id: req.id, method: req.method, url: req.url }),
+        req: (req) => ({ id: req.id, method: req.method, url: redactQuery(req.url) }),
         res: (res) => ({ statusCode: res.statusCode }),
       },
     }),
@@ -92,6 +92,27 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   });
   app.use(problemHandler(logger));
   return app;
+}
+
+const secretParam = /secret|token|password|passwd|api[_-]?key|signature|credential/i;
+
+/** The URL with the values of credential-like query parameters censored (clients do put secrets in URLs). */
+export function redactQuery(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name);
+      } catch {}
+      return eq >= 0 && secretParam.test(decoded) ? `${name}=[redacted]` : pair;
+    });
+  return `${url.slice(0, q)}?${params.join('&')}`;
 }
 
 /** Sets `x-request-id` (kept from the caller when well-formed) and a W3C `traceparent` for downstream calls. */

@@ -1,0 +1,37 @@
+import type { Connection } from 'mongoose';
+import { createLogger } from '../../kit/src/logger';
+import { freshName, testInfra } from '../../testing/src';
+import { connectStore } from '../src';
+
+let conn: Connection;
+beforeAll(async () => {
+  conn = await connectStore({
+    url: (await testInfra()).mongoUrl,
+    dbName: freshName('atomic'),
+    logger: createLogger('t', 'silent'),
+  });
+});
+afterAll(async () => {
+  await conn.dropDatabase().catch(() => undefined);
+  await conn.close();
+});
+
+it('applies every one of many concurrent updates to one document (no lost updates)', async () => {
+  const col = conn.collection<{ _id: string; n: number; seen: number[] }>('counters');
+  await col.insertOne({ _id: 'c', n: 0, seen: [] });
+  await Promise.all(
+    Array.from({ length: 40 }, (_, i) => col.updateOne({ _id: 'c' }, { $inc: { n: 1 }, $push: { seen: i } })),
+  );
+  const doc = await col.findOne({ _id: 'c' });
+  expect(doc?.n).toBe(40);
+  expect(doc?.seen).toHaveLength(40);
+});
+
+it('lets exactly one of several concurrent conditional updates win (optimistic concurrency)', async () => {
+  const col = conn.collection<{ _id: string; version: number; owner?: number }>('leases');
+  await col.insertOne({ _id: 'l', version: 1 });
+  const results = await Promise.all(
+    Array.from({ length: 8 }, (_, i) => col.updateOne({ _id: 'l', version: 1 }, { $set: { version: 2, owner: i } })),
+  );
+  expect(results.filter((r) => r.modifiedCount === 1)).toHaveLength(1);
+});
