@@ -1,4 +1,46 @@
+import { adminListQuery, apiVersions, nameParams, providerSettings } from '@cc/contracts';
+import { negotiateVersion, type Principal, requireAuth, validateRequest } from '@cc/kit';
 import type { Express } from 'express';
+import type { EndpointAllowlist, ResolveHost } from '../domain/endpoint-policy';
+import type { ProviderRepository } from '../store/provider.repository';
+import {
+  deleteProviderHandler,
+  getProviderHandler,
+  listProvidersHandler,
+  rotateSigningSecretHandler,
+} from './admin-providers.handler';
+import { registerHandler } from './register.handler';
 
-/** Mounts the provider-registry service's HTTP API (its features arrive with their issues). */
-export function mountRoutes(_app: Express): void {}
+/** What the provider registry's routes need from the composition root. */
+export interface RouteDeps {
+  verify: (token: string) => Promise<Principal>;
+  providers: ProviderRepository;
+  allowlist: EndpointAllowlist;
+  resolve: ResolveHost;
+}
+
+/**
+ * Mounts the provider registry's API: Register (scope `interactions:write`, both path spellings) and the
+ * provider administration (scope `admin`). Order per route: auth (401/403), version (406), schema (400), handler.
+ */
+export function mountRoutes(app: Express, deps: RouteDeps): void {
+  const interactions = [requireAuth(deps.verify, 'interactions:write'), negotiateVersion(apiVersions.interactions)];
+  const admin = [requireAuth(deps.verify, 'admin'), negotiateVersion(apiVersions.admin)];
+  const byName = validateRequest({ params: nameParams });
+
+  app.post(
+    ['/interactions/Register', '/interactions/register'],
+    ...interactions,
+    validateRequest({ body: providerSettings }),
+    registerHandler(deps),
+  );
+  app.get(
+    '/admin/providers',
+    ...admin,
+    validateRequest({ query: adminListQuery }),
+    listProvidersHandler(deps.providers),
+  );
+  app.get('/admin/providers/:name', ...admin, byName, getProviderHandler(deps.providers));
+  app.delete('/admin/providers/:name', ...admin, byName, deleteProviderHandler(deps.providers));
+  app.post('/admin/providers/:name/signing-secret', ...admin, byName, rotateSigningSecretHandler(deps.providers));
+}

@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { eventSchemas } from '@cc/contracts';
+import { createSecretBox, createTokenVerifier } from '@cc/kit';
+import { type Runtime, startRuntime } from '@cc/runtime';
+import { dnsResolver } from './clients/dns.client';
+import type { Config } from './config';
+import { parseAllowlist } from './domain/endpoint-policy';
+import { formatSigningSecret, signingSecretBytes } from './domain/signing-secret';
+import { producedTopics } from './events/topics';
+import { mountRoutes } from './http/routes';
+import { providerModels } from './store/provider.model';
+import { ProviderRepository } from './store/provider.repository';
+
+/**
+ * Starts the provider registry: keys and allowlist (fail fast), store and Kafka, topics, the providers
+ * collection with its outbox relay, then HTTP. Returns the runtime (tests call `stop()`).
+ */
+export async function startService(
+  config: Config,
+  opts: { logDestination?: NodeJS.WritableStream; exitOnShutdown?: boolean } = {},
+): Promise<Runtime> {
+  const box = createSecretBox(config.CC_ENCRYPTION_KEYS);
+  const allowlist = parseAllowlist(config.ENDPOINT_ALLOWLIST);
+  const runtime = await startRuntime({
+    name: 'provider-registry',
+    config,
+    eventSchemas,
+    ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
+    ...(opts.exitOnShutdown !== undefined ? { exitOnShutdown: opts.exitOnShutdown } : {}),
+  });
+  try {
+    await runtime.ensureTopics(producedTopics);
+    const { Provider, ProviderOutbox } = providerModels(runtime.conn);
+    const relay = await runtime.useModels([Provider], [ProviderOutbox]);
+    const providers = new ProviderRepository({
+      Provider,
+      ProviderOutbox,
+      relay,
+      box,
+      newSecret: () => formatSigningSecret(randomBytes(signingSecretBytes)),
+      graceSeconds: config.SIGNING_SECRET_GRACE_S,
+    });
+    const verify = createTokenVerifier({
+      issuer: config.AUTH_ISSUER,
+      audience: config.AUTH_AUDIENCE,
+      jwks: config.AUTH_JWKS_URL,
+      accountClaim: config.AUTH_ACCOUNT_CLAIM,
+    });
+    if (allowlist.entries.length) {
+      runtime.logger.warn(
+        { allowlist: allowlist.entries },
+        'ENDPOINT_ALLOWLIST is set: endpoints on these hosts and ranges pass the public-address rule (development only)',
+      );
+    }
+    await runtime.listen((app) =>
+      mountRoutes(app, { verify, providers, allowlist, resolve: dnsResolver(config.DNS_TIMEOUT_MS) }),
+    );
+    return runtime;
+  } catch (err) {
+    await runtime.stop().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,102 @@
+import { type OutboxEntry, type OutboxModel, outboxField } from '@cc/bus';
+import { tenantScoped } from '@cc/store';
+import { type Connection, type Model, Schema } from 'mongoose';
+
+/** A provider as stored: header values and signing secrets sealed (AES-256-GCM), a tombstone once deleted. */
+export interface ProviderDoc {
+  _id: string;
+  accountId: string;
+  name: string;
+  endpoint: string | null;
+  /** Header names in clear, values sealed with aad {@link headerAad}. */
+  headers: { name: string; value: string }[];
+  agentactionspermitted: Record<string, 0 | 1>;
+  permissions: {
+    release: boolean;
+    hold: boolean;
+    retrieve: boolean;
+    transferToAgent: boolean;
+    transferToRoute: boolean;
+  };
+  /** Secrets sealed with aad {@link signingSecretAad}; current first. */
+  signingSecrets: { secret: string; createdAt: Date; validUntil: Date | null }[];
+  /** The key id the sealed values were last written with (to find values to re-seal after a key rotation). */
+  keyId: string;
+  /** Grows with each registration, rotation and deletion (never reset, so consumers can keep the highest). */
+  version: number;
+  deleted: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  deletedAt: Date | null;
+  outbox: OutboxEntry[];
+  outboxSeq: number;
+}
+
+const providerSchema = new Schema<ProviderDoc>(
+  {
+    _id: { type: String, required: true },
+    accountId: { type: String, required: true },
+    name: { type: String, required: true },
+    endpoint: { type: String, default: null },
+    headers: { type: [new Schema({ name: String, value: String }, { _id: false })], default: [] },
+    // As registered (only the operations given), so the echo and the events repeat exactly what was sent.
+    agentactionspermitted: { type: Schema.Types.Mixed, required: true },
+    permissions: {
+      release: Boolean,
+      hold: Boolean,
+      retrieve: Boolean,
+      transferToAgent: Boolean,
+      transferToRoute: Boolean,
+    },
+    signingSecrets: {
+      type: [
+        new Schema({ secret: String, createdAt: Date, validUntil: { type: Date, default: null } }, { _id: false }),
+      ],
+      default: [],
+    },
+    keyId: { type: String, required: true },
+    version: { type: Number, required: true },
+    deleted: { type: Boolean, default: false },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+    deletedAt: { type: Date, default: null },
+    ...outboxField,
+    // The bus's outbox entry schema minimizes empty objects inside staged events when an update casts them
+    // (`agentactionspermitted: {}` vanished, making the event invalid); this copy keeps events as built.
+    outbox: {
+      type: [
+        new Schema<OutboxEntry>(
+          { _id: String, topic: String, event: Schema.Types.Mixed, createdAt: Date },
+          { versionKey: false, minimize: false },
+        ),
+      ],
+      default: [],
+    },
+  },
+  { collection: 'providers', versionKey: false, minimize: false },
+);
+providerSchema.index({ accountId: 1, name: 1 }, { unique: true });
+providerSchema.plugin(tenantScoped);
+
+// The outbox relay reads and clears pending events by `_id` across accounts, which the tenancy guard
+// (rightly) refuses; it gets its own view of the same collection holding only the outbox fields.
+const outboxSchema = new Schema(
+  { _id: String, ...outboxField },
+  { collection: 'providers', versionKey: false, strict: true },
+);
+
+/** AAD binding a sealed header value to its account, provider and header name (stored values only). */
+export const headerAad = (accountId: string, provider: string, header: string): string =>
+  JSON.stringify(['provider-header', accountId, provider, header.toLowerCase()]);
+
+/** AAD binding a sealed signing secret to its account and provider (stored values only). */
+export const signingSecretAad = (accountId: string, provider: string): string =>
+  JSON.stringify(['provider-signing-secret', accountId, provider]);
+
+/** The provider models on a service connection: the tenant-scoped aggregate and the relay's outbox view. */
+export function providerModels(conn: Connection): { Provider: Model<ProviderDoc>; ProviderOutbox: OutboxModel } {
+  return {
+    Provider: conn.model<ProviderDoc>('Provider', providerSchema),
+    ProviderOutbox: conn.model('ProviderOutbox', outboxSchema),
+  };
+}

@@ -1,0 +1,133 @@
+import { AppError } from '@cc/kit';
+import { normalizeHeaders, normalizeSettings } from '../../src/domain/provider-settings';
+
+function violations(fn: () => unknown): { pointer: string; message: string }[] {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'REQUEST.VALIDATION') return [...err.errors];
+    throw err;
+  }
+  throw new Error('expected a validation error');
+}
+
+describe('provider headers', () => {
+  it('accepts a map and an array of key-value pairs, keeping names as given', () => {
+    expect(normalizeHeaders({ Authorization: 'Bearer abc', 'X-Tenant': 'acme' })).toEqual([
+      { name: 'Authorization', value: 'Bearer abc' },
+      { name: 'X-Tenant', value: 'acme' },
+    ]);
+    expect(normalizeHeaders([{ key: 'authorization', value: 'Basic dXNlcjpwYXNz' }])).toEqual([
+      { name: 'authorization', value: 'Basic dXNlcjpwYXNz' },
+    ]);
+    expect(normalizeHeaders(undefined)).toEqual([]);
+  });
+
+  it('accepts the limits exactly: 20 headers, 100-character names, 4096-character values', () => {
+    const twenty = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`X-H${i}`, 'v']));
+    expect(normalizeHeaders(twenty)).toHaveLength(20);
+    expect(normalizeHeaders({ ['X'.repeat(100)]: 'x'.repeat(4096) })).toHaveLength(1);
+  });
+
+  it('refuses more than 20 headers, longer names and values', () => {
+    const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, 'v']));
+    expect(violations(() => normalizeHeaders(many))).toEqual([
+      { pointer: '/headers', message: 'headers must have at most 20 entries' },
+    ]);
+    expect(violations(() => normalizeHeaders({ ['X'.repeat(101)]: 'v' }))[0]?.message).toBe(
+      'header name must be at most 100 characters',
+    );
+    expect(violations(() => normalizeHeaders({ 'X-A': 'x'.repeat(4097) }))).toEqual([
+      { pointer: '/headers/X-A', message: 'X-A must be at most 4096 characters' },
+    ]);
+  });
+
+  it('refuses CR, LF, NUL, other controls and non-ASCII in values without echoing them', () => {
+    for (const value of ['a\r\nX-Injected: 1', 'a\nb', 'a\rb', 'a\u0000b', 'a\u007fb', 'caf\u00e9', 'a\u2028b']) {
+      const errors = violations(() => normalizeHeaders([{ key: 'X-A', value }]));
+      expect(errors).toEqual([
+        {
+          pointer: '/headers/0/value',
+          message:
+            'X-A must contain only printable ASCII characters or tabs (no CR, LF, NUL or other control characters)',
+        },
+      ]);
+    }
+    expect(normalizeHeaders({ 'X-A': 'a\tb' })).toEqual([{ name: 'X-A', value: 'a\tb' }]);
+  });
+
+  it('refuses names that are not RFC 9110 tokens', () => {
+    for (const name of ['bad name', 'X:A', 'X-\u00e9', '', 'X\r\nY']) {
+      expect(violations(() => normalizeHeaders([{ key: name, value: 'v' }]))[0]).toEqual({
+        pointer: '/headers/0/key',
+        message: "header name must be an HTTP header name (letters, digits and !#$%&'*+-.^_`|~)",
+      });
+    }
+  });
+
+  it('refuses headers the notifier sets itself, in any letter case', () => {
+    for (const name of [
+      'Host',
+      'content-length',
+      'Content-Type',
+      'TRANSFER-ENCODING',
+      'Connection',
+      'webhook-id',
+      'Webhook-Signature',
+      'webhook-timestamp',
+      'Proxy-Authorization',
+      'Keep-Alive',
+      'Upgrade',
+      'TE',
+      'Trailer',
+      'Expect',
+    ]) {
+      expect(violations(() => normalizeHeaders({ [name]: 'v' }))).toEqual([
+        { pointer: `/headers/${name}`, message: `header ${name} is set by the service and cannot be registered` },
+      ]);
+    }
+  });
+
+  it('refuses a header name given twice in different letter cases', () => {
+    expect(violations(() => normalizeHeaders({ 'X-Tenant': 'a', 'x-tenant': 'b' }))).toEqual([
+      {
+        pointer: '/headers/x-tenant',
+        message: 'header x-tenant is given twice (as X-Tenant); header names are case-insensitive',
+      },
+    ]);
+  });
+
+  it('requires Authorization to be "<type> <credentials>"', () => {
+    for (const value of ['Basic dXNlcjpwYXNz', 'Bearer a.b.c', 'Digest username="a", realm="b"', 'ApiKey x']) {
+      expect(normalizeHeaders({ authorization: value })).toHaveLength(1);
+    }
+    for (const value of ['Bearer', 'token-only', ' Bearer x', 'Bearer  x', 'Bearer: x', '']) {
+      expect(violations(() => normalizeHeaders({ Authorization: value }))).toEqual([
+        {
+          pointer: '/headers/Authorization',
+          message:
+            'Authorization must have the form "<type> <credentials>", e.g. "Bearer <token>" or "Basic <credentials>"',
+        },
+      ]);
+    }
+  });
+});
+
+describe('normalizeSettings', () => {
+  it('collects header and permission violations together', () => {
+    const errors = violations(() =>
+      normalizeSettings({ provider: 'P', headers: { Host: 'x' }, agentactionspermitted: { park: 1 } }),
+    );
+    expect(errors.map((e) => e.pointer)).toEqual(['/headers/Host', '/agentactionspermitted/park']);
+  });
+
+  it('returns the provider with null endpoint when none is given', () => {
+    expect(normalizeSettings({ provider: 'P', agentactionspermitted: { hold: 1 } })).toEqual({
+      name: 'P',
+      endpoint: null,
+      headers: [],
+      agentactionspermitted: { hold: 1 },
+      permissions: { release: true, hold: true, retrieve: true, transferToAgent: false, transferToRoute: false },
+    });
+  });
+});
