@@ -9,6 +9,15 @@ started_stack=0
 if ! bash "$here/stack.sh" status >/dev/null 2>&1; then started_stack=1; fi
 bash "$here/stack.sh" start
 eval "$(bash "$here/stack.sh" env)"
+# Gateway dev settings: the demo seed on, and a sealing key for its signing keys generated once (kept in .data/).
+if [ -z "${CC_ENCRYPTION_KEYS:-}" ]; then
+  if [ ! -f .data/dev-keys.env ]; then
+    mkdir -p .data
+    (umask 077; echo "CC_ENCRYPTION_KEYS=dev1:$(node -e "process.stdout.write(require('crypto').randomBytes(32).toString('base64'))")" > .data/dev-keys.env)
+  fi
+  set -a; . .data/dev-keys.env; set +a
+fi
+export CC_DEMO_SEED="${CC_DEMO_SEED:-true}"
 cleanup() {
   trap - INT TERM EXIT
   if [ -n "${runner_pid:-}" ]; then kill -TERM "$runner_pid" 2>/dev/null || true; wait "$runner_pid" 2>/dev/null || true; fi
@@ -17,4 +26,16 @@ cleanup() {
 trap cleanup INT TERM EXIT
 node --import tsx "$here/runner.ts" "$@" &
 runner_pid=$!
+token_hint() {
+  local url="http://127.0.0.1:${PORT_GATEWAY:-8080}"
+  until curl -fsS "$url/readyz" >/dev/null 2>&1; do kill -0 "$runner_pid" 2>/dev/null || return 0; sleep 2; done
+  local id="${CC_DEMO_CLIENT_ID:-demo-client}" key="${CC_DEMO_V0_ACCOUNT_KEY:-demo}"
+  local secret='demo-secret-change-me' v0='demo-v0-token-change-me'
+  [ -n "${CC_DEMO_CLIENT_SECRET:-}" ] && secret='$CC_DEMO_CLIENT_SECRET'
+  [ -n "${CC_DEMO_V0_API_TOKEN:-}" ] && v0='$CC_DEMO_V0_API_TOKEN'
+  printf '%s\n' "[start] get a token (one scope per token: interactions:write, stats, interaction-content:read, admin, agent):" \
+    "  curl -s -u \"$id:$secret\" -d grant_type=client_credentials -d scope=stats $url/Auth/connect/token" \
+    "  v0: curl -s -u \"$key:$v0\" -X POST $url/v0/oauth2/token    API documents: $url/docs"
+}
+if [ "${CC_DEMO_SEED}" = true ]; then token_hint & fi
 wait "$runner_pid"

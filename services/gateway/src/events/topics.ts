@@ -1,2 +1,4 @@
+import { accountTopic } from './account-events';
+
 /** Topics this service publishes to (created at start if missing). */
-export const producedTopics: string[] = ['cc.account.v1'];
+export const producedTopics: string[] = [accountTopic];

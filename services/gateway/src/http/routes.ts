@@ -1,4 +1,47 @@
+import { type Logger, leaveBodiesUnparsed, type Principal } from '@cc/kit';
 import type { Express } from 'express';
+import { resolveRoute } from '../domain/route-table';
+import type { AccountLimits } from '../identity/account-limits';
+import { type AdminRoutesDeps, adminRoutes } from './admin.handler';
+import { cors } from './cors.middleware';
+import { docsRoutes } from './docs.handler';
+import { authenticate, proxiedBodyRules, rateLimit, resolveRequestRoute } from './guard.middleware';
+import type { ClientRateLimiter } from './rate-limit';
+import { type TokenRoutesDeps, tokenRoutes } from './token.handler';
 
-/** Mounts the gateway service's HTTP API (its features arrive with their issues). */
-export function mountRoutes(_app: Express): void {}
+/** Everything the gateway's HTTP surface is built from. */
+export interface GatewayHttpDeps {
+  verify: (token: string) => Promise<Principal>;
+  limiter: ClientRateLimiter;
+  accountLimits: AccountLimits;
+  corsOrigins: string[];
+  bodyLimitBytes: number;
+  token: TokenRoutesDeps;
+  admin: AdminRoutesDeps;
+  /** Streams routed requests to the owning services. */
+  proxy: import('express').RequestHandler;
+  logger: Logger;
+}
+
+/**
+ * Mounts the gateway, in order: CORS, route resolution (400/404/405), token and docs endpoints (public),
+ * authentication and scope (401/403), per-client rate limit (429), the gateway's own admin API, then the body
+ * rules (415/413) and the proxy to the owning service.
+ */
+export function mountRoutes(app: Express, deps: GatewayHttpDeps): void {
+  // Proxied bodies stream through untouched and the token endpoints read forms: the kit parses only the
+  // gateway's own JSON admin API.
+  leaveBodiesUnparsed(app, (req) => {
+    const route = resolveRoute(req.path);
+    return !route || route.rule.target !== 'gateway' || route.rule.name === 'token' || route.rule.name === 'v0-token';
+  });
+  app.use(cors(deps.corsOrigins));
+  app.use(resolveRequestRoute);
+  app.use(tokenRoutes(deps.token));
+  app.use(docsRoutes());
+  app.use(authenticate(deps.verify));
+  app.use(rateLimit(deps.limiter, deps.accountLimits));
+  app.use(adminRoutes(deps.admin));
+  app.use(proxiedBodyRules(deps.bodyLimitBytes));
+  app.use(deps.proxy);
+}

@@ -1,0 +1,208 @@
+// Benchmark: the same endpoint (GET /stats/agent-activities, token verified by the service) called directly and
+// through the gateway, in one run. Each runs as its own process; this process only generates load.
+// Usage: pnpm --filter @cc/gateway bench   (KAFKA_BROKERS / MONGO_URL default to the local stack)
+// Env: BENCH_SECONDS (10), BENCH_CONCURRENCY (32), BENCH_PROFILE=1 (CPU profile of the gateway). Results: services/gateway/bench/results/gateway-proxy.json
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
+import { cpus } from 'node:os';
+import { resolve } from 'node:path';
+
+const root = resolve(__dirname, '../../..');
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const path = '/stats/agent-activities?start=2024-05-01T00:00:00Z';
+
+function freePort(): Promise<number> {
+  return new Promise((done) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => done(port));
+    });
+  });
+}
+
+function start(script: string, env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+    cwd: root,
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  child.on('exit', (code) => {
+    if (code && code !== 0) process.stderr.write(`${script} exited ${code}\n`);
+  });
+  return child;
+}
+
+async function waitReady(url: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const ok = await fetch(url).then(
+      (r) => r.status < 500,
+      () => false,
+    );
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`not ready: ${url}`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+interface Result {
+  target: string;
+  requests: number;
+  errors: number;
+  statuses: Record<string, number>;
+  seconds: number;
+  throughputRps: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+/** Closed-loop load: `concurrency` workers on keep-alive connections, each sending its next request on an answer. */
+async function load(target: string, base: string, token: string, durationS: number): Promise<Result> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const url = new URL(path, base);
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let errors = 0;
+  const started = process.hrtime.bigint();
+  const until = Date.now() + durationS * 1000;
+  const one = () =>
+    new Promise<void>((done) => {
+      const t0 = process.hrtime.bigint();
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: `${url.pathname}${url.search}`,
+          agent,
+          headers: { authorization: `Bearer ${token}` },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            statuses[String(res.statusCode)] = (statuses[String(res.statusCode)] ?? 0) + 1;
+            if (res.statusCode === 200) latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+            else errors++;
+            done();
+          });
+        },
+      );
+      req.on('error', () => {
+        errors++;
+        done();
+      });
+      req.end();
+    });
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < until) await one();
+    }),
+  );
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) =>
+    Number((latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0).toFixed(2));
+  return {
+    target,
+    requests: latencies.length + errors,
+    errors,
+    statuses,
+    seconds: Number(elapsed.toFixed(2)),
+    throughputRps: Math.round(latencies.length / elapsed),
+    p50Ms: pct(50),
+    p90Ms: pct(90),
+    p99Ms: pct(99),
+    maxMs: Number((latencies.at(-1) ?? 0).toFixed(2)),
+  };
+}
+
+async function main(): Promise<void> {
+  const [gwPort, upPort] = await Promise.all([freePort(), freePort()]);
+  const gateway = `http://127.0.0.1:${gwPort}`;
+  const upstream = `http://127.0.0.1:${upPort}`;
+  const upstreamUrls = Object.fromEntries(
+    ['ROUTING', 'PROVIDER_REGISTRY', 'NOTIFIER', 'SUMMARIES', 'ANALYSIS', 'STATISTICS'].map((n) => [
+      `UPSTREAM_${n}_URL`,
+      upstream,
+    ]),
+  );
+  const children = [
+    start('services/gateway/bench/upstream.ts', {
+      PORT: String(upPort),
+      AUTH_JWKS_URL: `${gateway}/.well-known/jwks.json`,
+      LOG_LEVEL: 'info',
+    }),
+    start(
+      'services/gateway/src/main.ts',
+      {
+        PORT: String(gwPort),
+        KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
+        MONGO_URL: process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017',
+        MONGO_DB: `gw_bench_${Date.now().toString(36)}`,
+        KAFKA_TOPIC_PARTITIONS: '1',
+        CC_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+        CC_DEMO_SEED: 'true',
+        RATE_LIMIT_RPS: '1000000',
+        RATE_LIMIT_BURST: '0',
+        LOG_LEVEL: 'info',
+        ...upstreamUrls,
+      },
+      process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${resolve(__dirname, 'results/profiles')}`] : [],
+    ),
+  ];
+  const stop = () => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+  };
+  process.on('SIGINT', () => {
+    stop();
+    process.exit(130);
+  });
+  try {
+    await waitReady(`${gateway}/readyz`);
+    await waitReady(`${upstream}/healthz`);
+    const res = await fetch(`${gateway}/Auth/connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&client_id=demo-client&client_secret=demo-secret-change-me&scope=stats',
+    });
+    const { access_token: token } = (await res.json()) as { access_token: string };
+    if (!token) throw new Error(`no token: ${res.status}`);
+
+    process.stderr.write(`warming up (2 s each)...\n`);
+    await load('direct', upstream, token, 2);
+    await load('gateway', gateway, token, 2);
+    process.stderr.write(`measuring ${seconds} s each at concurrency ${concurrency}...\n`);
+    const direct = await load('direct', upstream, token, seconds);
+    const viaGateway = await load('gateway', gateway, token, seconds);
+    const report = {
+      endpoint: `GET ${path} (token verified by the service; gateway adds verification, rate limit, proxy)`,
+      at: new Date().toISOString(),
+      machine: { cpus: cpus().length, node: process.version },
+      concurrency,
+      results: [direct, viaGateway],
+      gatewayOverhead: {
+        throughputRatio: Number((viaGateway.throughputRps / Math.max(1, direct.throughputRps)).toFixed(3)),
+        p50AddedMs: Number((viaGateway.p50Ms - direct.p50Ms).toFixed(2)),
+        p99AddedMs: Number((viaGateway.p99Ms - direct.p99Ms).toFixed(2)),
+      },
+      note: 'Load generator, gateway and service share the machine; compare the two rows of one run, not across machines.',
+    };
+    const dir = resolve(__dirname, 'results');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(resolve(dir, 'gateway-proxy.json'), `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } finally {
+    stop();
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack ?? err}\n`);
+  process.exitCode = 1;
+});

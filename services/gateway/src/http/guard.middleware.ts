@@ -1,0 +1,134 @@
+import { AppError, type Principal, principalOf, requireAuth } from '@cc/kit';
+import type { Request, RequestHandler } from 'express';
+import { allowedMethods, type ResolvedRoute, resolveRoute, unsafePathReason } from '../domain/route-table';
+import { v0Scope } from '../domain/token-claims';
+import type { AccountLimits } from '../identity/account-limits';
+import type { ClientRateLimiter } from './rate-limit';
+
+declare global {
+  namespace Express {
+    interface Locals {
+      /** The route table entry of this request (set by {@link resolveRequestRoute}). */
+      route?: ResolvedRoute;
+    }
+  }
+}
+
+/** The route of a request, when {@link resolveRequestRoute} found one. */
+export function routeOf(res: { locals: Record<string, unknown> }): ResolvedRoute | undefined {
+  return res.locals.route as ResolvedRoute | undefined;
+}
+
+/**
+ * Resolves the request's route: unsafe paths are a 400, unknown ones fall through to the 404 handler, a path the
+ * OpenAPI documents name with other methods is a 405 with `Allow`, and OPTIONS is answered with `Allow`.
+ */
+export const resolveRequestRoute: RequestHandler = (req, res, next) => {
+  const why = unsafePathReason(req.path);
+  if (why) throw new AppError('REQUEST.VALIDATION', why, [{ pointer: '/path', message: why }]);
+  const route = resolveRoute(req.path);
+  if (!route) return next();
+  const allowed = route.rule.name === 'docs' ? ['GET', 'HEAD'] : allowedMethods(req.path);
+  if (req.method === 'OPTIONS') {
+    // Answered here (CORS preflights were answered before): never passed on unauthenticated.
+    if (allowed) res.setHeader('Allow', [...allowed, 'OPTIONS'].join(', '));
+    return void res.status(204).end();
+  }
+  if (allowed && !allowed.includes(req.method)) {
+    res.setHeader('Allow', allowed.join(', '));
+    throw new AppError(
+      'REQUEST.METHOD_NOT_ALLOWED',
+      `${req.method} is not allowed on ${req.path}; allowed: ${allowed.join(', ')}`,
+    );
+  }
+  res.locals.route = route;
+  next();
+};
+
+/**
+ * Verifies the bearer token and its scope for the route (ARCHITECTURE §2): no, malformed, wrongly signed or expired
+ * token → 401, wrong scope → 403; v0 tokens only on /v0 paths of their own account key.
+ */
+export function authenticate(verify: (token: string) => Promise<Principal>): RequestHandler {
+  const byScope = new Map<string, RequestHandler>();
+  const v0 = requireAuth(verify, v0Scope, { v0: true });
+  return (req, res, next) => {
+    const route = routeOf(res);
+    if (!route || route.rule.access.kind === 'public') return next();
+    if (route.rule.access.kind === 'v0') {
+      return v0(req, res, (err?: unknown) => {
+        if (err) return next(err);
+        if (principalOf(res).clientId !== route.accountKey) {
+          return next(new AppError('AUTH.FORBIDDEN', 'The token was issued for another account key'));
+        }
+        next();
+      });
+    }
+    const { scope } = route.rule.access;
+    let guard = byScope.get(scope);
+    if (!guard) {
+      guard = requireAuth(verify, scope);
+      byScope.set(scope, guard);
+    }
+    return guard(req, res, next);
+  };
+}
+
+/**
+ * Takes one request from the calling client's allowance (its account's override or the default); sets the
+ * `RateLimit-*` headers on every authenticated response, and answers 429 with `Retry-After` when it is spent.
+ */
+export function rateLimit(limiter: ClientRateLimiter, limits: AccountLimits): RequestHandler {
+  return async (_req, res, next) => {
+    const principal = res.locals.principal as Principal | undefined;
+    if (!principal) return next();
+    const decision = await limiter.take(
+      `${principal.accountId}\u0000${principal.flavour}\u0000${principal.clientId}`,
+      await limits.of(principal.accountId),
+    );
+    res.setHeader('RateLimit-Limit', String(decision.limit));
+    res.setHeader('RateLimit-Remaining', String(decision.remaining));
+    res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+    res.setHeader('RateLimit-Policy', decision.policy);
+    if (!decision.allowed) {
+      throw new AppError(
+        'REQUEST.RATE_LIMITED',
+        `The client exceeded its rate limit; retry after ${decision.resetSeconds} s`,
+        [],
+        { retryAfter: decision.resetSeconds },
+      );
+    }
+    next();
+  };
+}
+
+/** True when the request declares a body (a length above zero or chunked transfer). */
+export function declaresBody(req: Request): boolean {
+  return Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;
+}
+
+/**
+ * Body rules of proxied requests, checked before any byte goes upstream: a body on POST/PUT/PATCH must be JSON
+ * (415) and a declared length above the limit is a 413 (the streamed count catches chunked bodies).
+ */
+export function proxiedBodyRules(limitBytes: number): RequestHandler {
+  return (req, res, next) => {
+    const route = routeOf(res);
+    if (!route || route.rule.target === 'gateway') return next();
+    if (
+      declaresBody(req) &&
+      ['POST', 'PUT', 'PATCH'].includes(req.method) &&
+      !req.is(['application/json', 'application/*+json'])
+    ) {
+      throw new AppError('REQUEST.UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json');
+    }
+    const length = Number(req.header('content-length') ?? 0);
+    if (length > limitBytes) {
+      res.setHeader('Connection', 'close');
+      throw new AppError('REQUEST.TOO_LARGE', `The request body exceeds the limit of ${limitBytes} bytes`, [], {
+        limit: limitBytes,
+      });
+    }
+    next();
+  };
+}

@@ -1,0 +1,140 @@
+import { eventSchemas } from '@cc/contracts';
+import { createSecretBox } from '@cc/kit';
+import { type Runtime, startRuntime } from '@cc/runtime';
+import { KeyRing } from './auth/key-ring';
+import { TokenIssuer } from './auth/token-issuer';
+import { gatewayVerifier } from './auth/verifier';
+import type { Config } from './config';
+import { parseByteSize } from './domain/byte-size';
+import './domain/errors';
+import { checkRateLimit } from './domain/rate-limit-policy';
+import type { Upstream } from './domain/route-table';
+import { producedTopics } from './events/topics';
+import { createProxy } from './http/proxy.handler';
+import { ClientRateLimiter, TokenAttemptLimiter } from './http/rate-limit';
+import { mountRoutes } from './http/routes';
+import { AccountLimits } from './identity/account-limits';
+import { AccountsService } from './identity/accounts.service';
+import { ClientsService } from './identity/clients.service';
+import { seedDemo } from './identity/demo-seed';
+import { V0CredentialsService } from './identity/v0-credentials.service';
+import { openGatewayStore } from './store/gateway-store';
+
+/** The started gateway: the runtime plus what tests and the CLI reach for. */
+export interface GatewayService extends Runtime {
+  keyRing?: KeyRing;
+  issuer?: TokenIssuer;
+}
+
+/**
+ * Starts the gateway: store and Kafka (runtime), identity repositories and outbox relay, the signing keys (built-in
+ * issuer) or an external issuer's JWKS, the optional demo seed, then HTTP. Returns once it listens.
+ */
+export async function startService(
+  config: Config,
+  opts: { logDestination?: NodeJS.WritableStream; exitOnShutdown?: boolean } = {},
+): Promise<GatewayService> {
+  const defaults = checkRateLimit({ rps: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST });
+  const bodyLimitBytes = parseByteSize(config.GATEWAY_BODY_LIMIT);
+  const box = createSecretBox(config.CC_ENCRYPTION_KEYS);
+  const runtime = await startRuntime({
+    name: 'gateway',
+    config,
+    eventSchemas,
+    ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
+    ...(opts.exitOnShutdown === undefined ? {} : { exitOnShutdown: opts.exitOnShutdown }),
+  });
+  const { logger } = runtime;
+  await runtime.ensureTopics(producedTopics);
+  const store = openGatewayStore(runtime.conn);
+  const relay = await runtime.useModels(store.models, [store.accounts.model]);
+
+  const accounts = new AccountsService(store.accounts, relay);
+  const clients = new ClientsService(store.clients);
+  const v0 = new V0CredentialsService(store.v0);
+
+  const external = config.AUTH_JWKS_URL || undefined;
+  let keyRing: KeyRing | undefined;
+  let issuer: TokenIssuer | undefined;
+  if (!external) {
+    keyRing = new KeyRing(store.signingKeys, box, {
+      activationDelayMs: config.SIGNING_KEY_ACTIVATION_DELAY_MS,
+      logger: logger.child({ component: 'signing-keys' }),
+    });
+    await keyRing.init();
+    keyRing.start(config.SIGNING_KEY_RELOAD_MS);
+    const ring = keyRing;
+    runtime.onShutdown('signing key reload', async () => ring.stop());
+    issuer = new TokenIssuer(keyRing, { issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE });
+  } else {
+    logger.info({ issuer: config.AUTH_ISSUER, jwksUrl: external }, 'external token issuer; token endpoints disabled');
+  }
+  const verify = gatewayVerifier({
+    issuer: config.AUTH_ISSUER,
+    audience: config.AUTH_AUDIENCE,
+    accountClaim: config.AUTH_ACCOUNT_CLAIM,
+    ...(external ? { jwksUrl: external } : { keyRing }),
+  });
+
+  if (config.CC_DEMO_SEED) {
+    await seedDemo(
+      { accounts, clients, v0, logger },
+      {
+        clientId: config.CC_DEMO_CLIENT_ID,
+        clientSecret: config.CC_DEMO_CLIENT_SECRET,
+        v0AccountKey: config.CC_DEMO_V0_ACCOUNT_KEY,
+        v0ApiToken: config.CC_DEMO_V0_API_TOKEN,
+      },
+    );
+  }
+
+  const upstreams: Record<Upstream, string> = {
+    routing: config.UPSTREAM_ROUTING_URL,
+    'provider-registry': config.UPSTREAM_PROVIDER_REGISTRY_URL,
+    notifier: config.UPSTREAM_NOTIFIER_URL,
+    summaries: config.UPSTREAM_SUMMARIES_URL,
+    analysis: config.UPSTREAM_ANALYSIS_URL,
+    statistics: config.UPSTREAM_STATISTICS_URL,
+  };
+  const proxy = createProxy({
+    upstreams,
+    timeoutMs: config.PROXY_TIMEOUT_MS,
+    bodyLimitBytes,
+    logger: logger.child({ component: 'proxy' }),
+  });
+  runtime.onShutdown('upstream connections', async () => proxy.close());
+
+  await runtime.listen((app) =>
+    mountRoutes(app, {
+      verify,
+      limiter: new ClientRateLimiter(),
+      accountLimits: new AccountLimits(store.accounts, defaults, config.ACCOUNT_CACHE_MS),
+      corsOrigins: config.CORS_ORIGINS.split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+      bodyLimitBytes,
+      token: {
+        ...(issuer ? { issuer } : {}),
+        ...(keyRing ? { keyRing } : {}),
+        ...(external ? { externalIssuer: config.AUTH_ISSUER } : {}),
+        clients,
+        v0,
+        attempts: new TokenAttemptLimiter({
+          attemptsPerMinute: config.TOKEN_ATTEMPTS_PER_MINUTE,
+          failuresPerClient: config.TOKEN_FAILURES_PER_CLIENT,
+        }),
+        logger,
+      },
+      admin: {
+        accounts,
+        clients,
+        v0,
+        isPlatformAdmin: async (accountId, clientId) =>
+          Boolean((await store.clients.get(accountId, clientId))?.platformAdmin),
+      },
+      proxy: proxy.handler,
+      logger,
+    }),
+  );
+  return Object.assign(runtime, { keyRing, issuer });
+}

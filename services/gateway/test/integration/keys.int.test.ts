@@ -1,0 +1,71 @@
+import { eventually } from '@cc/testing';
+import { decodeProtectedHeader } from 'jose';
+import { runCliProcess } from './cli-runner';
+import { allUpstreams, demo, getToken, startEchoUpstream, startGateway, type TestGateway } from './helpers';
+
+// Signing-key rotation: a new key is published before it signs; tokens of the old key keep working.
+describe('gateway signing-key rotation', () => {
+  let gw: TestGateway;
+  let upstream: Awaited<ReturnType<typeof startEchoUpstream>>;
+
+  beforeAll(async () => {
+    upstream = await startEchoUpstream(() => `${gw.url}/.well-known/jwks.json`);
+    gw = await startGateway({
+      ...allUpstreams(upstream.url),
+      SIGNING_KEY_ACTIVATION_DELAY_MS: '1500',
+      SIGNING_KEY_RELOAD_MS: '300',
+    });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await upstream?.close();
+  });
+
+  const kidOf = (token: string) => decodeProtectedHeader(token).kid;
+  const jwksKids = async () =>
+    ((await (await fetch(`${gw.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map(
+      (k) => k.kid,
+    );
+  const accepted = async (token: string) =>
+    (await fetch(`${gw.url}/stats/agent-activities`, { headers: { authorization: `Bearer ${token}` } })).status;
+
+  it('publishes a rotated key first, signs with it after the delay, and keeps accepting old tokens', async () => {
+    const old = await getToken(gw.url, demo.clientId, demo.secret, 'stats');
+    const oldKid = kidOf(old);
+    expect(await jwksKids()).toEqual([oldKid]);
+
+    const ring = gw.svc.keyRing;
+    if (!ring) throw new Error('built-in issuer expected');
+    const rotated = await ring.rotate();
+    expect(await jwksKids()).toEqual([oldKid, rotated.kid]);
+    // Not active yet: every replica and every service's JWKS cache gets to see it first.
+    expect(kidOf(await getToken(gw.url, demo.clientId, demo.secret, 'stats'))).toBe(oldKid);
+
+    const fresh = await eventually(
+      async () => {
+        const t = await getToken(gw.url, demo.clientId, demo.secret, 'stats');
+        return kidOf(t) === rotated.kid ? t : undefined;
+      },
+      { intervalMs: 300, timeoutMs: 10000, what: 'tokens of the new key' },
+    );
+    expect(await accepted(fresh as string)).toBe(200);
+    expect(await accepted(old)).toBe(200);
+    const [oldInfo] = await ring.list();
+    expect(oldInfo?.retiresAt?.getTime()).toBeGreaterThan(Date.now() + 7200_000);
+  });
+
+  it('picks up a rotation made with the CLI', async () => {
+    const before = await jwksKids();
+    const res = await runCliProcess(gw.config, ['keys', 'rotate']);
+    expect(res.code).toBe(0);
+    const { kid } = JSON.parse(res.stdout) as { kid: string };
+    expect(before).not.toContain(kid);
+    await eventually(async () => (await jwksKids()).includes(kid), {
+      timeoutMs: 10000,
+      what: 'the CLI key in the JWKS',
+    });
+    const listed = await runCliProcess(gw.config, ['keys', 'list']);
+    expect(JSON.parse(listed.stdout).map((k: { kid: string }) => k.kid)).toEqual([...before, kid]);
+    expect(listed.stdout).not.toMatch(/PRIVATE|privateKey/);
+  });
+});

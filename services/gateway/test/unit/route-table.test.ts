@@ -1,0 +1,96 @@
+import { allowedMethods, operationsOf, resolveRoute, unsafePathReason } from '../../src/domain/route-table';
+
+describe('route table', () => {
+  it.each([
+    ['/interactions/Invoke', 'routing', 'interactions:write'],
+    ['/interactions/invoke', 'routing', 'interactions:write'],
+    ['/interactions/Register', 'provider-registry', 'interactions:write'],
+    ['/interactions/register', 'provider-registry', 'interactions:write'],
+    ['/admin/providers/acme/deliveries/replay', 'notifier', 'admin'],
+    ['/admin/deliveries', 'notifier', 'admin'],
+    ['/admin/deliveries/6f1c/replay', 'notifier', 'admin'],
+    ['/admin/breakers', 'notifier', 'admin'],
+    ['/admin/providers', 'provider-registry', 'admin'],
+    ['/admin/providers/acme', 'provider-registry', 'admin'],
+    ['/admin/providers/acme/signing-secret', 'provider-registry', 'admin'],
+    ['/admin/agents/6f1c', 'routing', 'admin'],
+    ['/admin/routes', 'routing', 'admin'],
+    ['/admin/interaction-plans/Support', 'routing', 'admin'],
+    ['/admin/skills/Printers', 'routing', 'admin'],
+    ['/admin/interactions/6f1c/trace', 'routing', 'admin'],
+    ['/admin/accounts', 'gateway', 'admin'],
+    ['/admin/account', 'gateway', 'admin'],
+    ['/admin/account/feature-flags', 'gateway', 'admin'],
+    ['/admin/clients/cli_1', 'gateway', 'admin'],
+    ['/admin/v0-credentials/k1', 'gateway', 'admin'],
+    ['/agent-desktop/agents/a/offers', 'routing', 'agent'],
+    ['/stats/wfm/agent-summaries', 'summaries', 'stats'],
+    ['/stats/agent-activities', 'statistics', 'stats'],
+    ['/stats/interactions', 'statistics', 'stats'],
+    ['/conversation-analyzer/interactions/6f1c', 'analysis', 'interaction-content:read'],
+  ])('%s → %s with scope %s', (path, target, scope) => {
+    const route = resolveRoute(path);
+    expect(route?.rule.target).toBe(target);
+    expect(route?.rule.access).toEqual({ kind: 'scope', scope });
+  });
+
+  it('sends /v0 statistics to the statistics service for v0 tokens, naming the account key', () => {
+    expect(resolveRoute('/v0/acme-1/statistics/agentstates')).toMatchObject({
+      rule: { target: 'statistics', access: { kind: 'v0' } },
+      accountKey: 'acme-1',
+    });
+  });
+
+  it.each([
+    '/Auth/connect/token',
+    '/auth/connect/token',
+    '/.well-known/jwks.json',
+    '/v0/oauth2/token',
+    '/docs',
+    '/docs/admin.json',
+  ])('%s is public and served by the gateway', (path) => {
+    expect(resolveRoute(path)?.rule).toMatchObject({ target: 'gateway', access: { kind: 'public' } });
+  });
+
+  it.each([
+    '/',
+    '/metrics',
+    '/interactions',
+    '/interactions/Invoke/x',
+    '/admin',
+    '/admin/skillset',
+    '/statsx',
+    '/v0/acme',
+    '/agent-desktop',
+  ])('%s has no route', (path) => {
+    expect(resolveRoute(path)).toBeUndefined();
+  });
+
+  it('refuses dot segments, empty segments and encoded slashes', () => {
+    for (const p of [
+      '/stats/../admin',
+      '/stats/%2e%2E/admin',
+      '/stats/./x',
+      '/stats/..',
+      '/stats/a%2fb',
+      '/stats/a%5Cb',
+      '/stats//x',
+    ]) {
+      expect({ p, why: unsafePathReason(p) }).toEqual({ p, why: expect.any(String) });
+    }
+    for (const p of ['/stats/agent-activities', '/admin/skills/my.skill', '/stats/a..b', '/docs/admin.json']) {
+      expect(unsafePathReason(p)).toBeUndefined();
+    }
+  });
+
+  it('derives allowed methods from the OpenAPI documents', () => {
+    expect(allowedMethods('/interactions/Invoke')).toEqual(['POST']);
+    expect(allowedMethods('/stats/agent-activities')).toEqual(['GET', 'HEAD']);
+    expect(allowedMethods('/admin/routes/Support')).toEqual(['DELETE', 'GET', 'HEAD', 'PUT']);
+    expect(allowedMethods('/admin/account/feature-flags')).toEqual(['GET', 'HEAD', 'PATCH']);
+    expect(allowedMethods('/stats/not-documented')).toBeUndefined();
+    const ops = operationsOf({ d: { paths: { '/a/{id}.json': { get: {}, parameters: {} } } } });
+    expect(allowedMethods('/a/x.json', ops)).toEqual(['GET', 'HEAD']);
+    expect(allowedMethods('/a/xyjson', ops)).toBeUndefined();
+  });
+});
