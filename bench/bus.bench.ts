@@ -6,15 +6,26 @@
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import mongoose from 'mongoose';
-import { type CloudEvent, createKafka, EventProducer, EventSchemas, ensureTopics, mongoDeduper, newEvent, startConsumer } from '@cc/bus';
+import {
+  type CloudEvent,
+  createKafka,
+  EventProducer,
+  EventSchemas,
+  ensureTopics,
+  mongoDeduper,
+  newEvent,
+  startConsumer,
+} from '@cc/bus';
 import { createLogger } from '@cc/kit';
 import { freshName, testInfra } from '@cc/testing';
+import mongoose from 'mongoose';
 
 const total = Number(process.argv[2] ?? 20000);
 const batch = Number(process.argv[3] ?? 500);
 const logger = createLogger('bench', 'warn');
-const schemas = new EventSchemas({ 'bench.ticked': { type: 'object', required: ['sentAt'], properties: { sentAt: { type: 'number' } } } });
+const schemas = new EventSchemas({
+  'bench.ticked': { type: 'object', required: ['sentAt'], properties: { sentAt: { type: 'number' } } },
+});
 
 let peakRss = 0;
 const sampler = setInterval(() => {
@@ -25,10 +36,19 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-async function run(label: string, withDedupe: boolean, kafka: ReturnType<typeof createKafka>, producer: EventProducer, conn: mongoose.Connection) {
+async function run(
+  label: string,
+  withDedupe: boolean,
+  kafka: ReturnType<typeof createKafka>,
+  producer: EventProducer,
+  conn: mongoose.Connection,
+) {
   const topic = freshName('bench');
   const group = freshName('bench-g');
-  await ensureTopics(kafka, [{ topic, numPartitions: 6 }, { topic: `${group}.dlq`, numPartitions: 1 }]);
+  await ensureTopics(kafka, [
+    { topic, numPartitions: 6 },
+    { topic: `${group}.dlq`, numPartitions: 1 },
+  ]);
   const latencies: number[] = [];
   let done!: () => void;
   const finished = new Promise<void>((r) => {
@@ -38,14 +58,30 @@ async function run(label: string, withDedupe: boolean, kafka: ReturnType<typeof 
     latencies.push(Date.now() - (e.data as { sentAt: number }).sentAt);
     if (latencies.length === total) done();
   };
-  const consumer = await startConsumer({ kafka, groupId: group, topics: [topic], schemas, producer, handler, logger, ...(withDedupe ? { deduper: mongoDeduper(conn, group) } : {}) });
+  const consumer = await startConsumer({
+    kafka,
+    groupId: group,
+    topics: [topic],
+    schemas,
+    producer,
+    handler,
+    logger,
+    ...(withDedupe ? { deduper: mongoDeduper(conn, group) } : {}),
+  });
   const t0 = Date.now();
   for (let sent = 0; sent < total; sent += batch) {
     const events = Array.from({ length: Math.min(batch, total - sent) }, (_, i) =>
-      newEvent({ source: '/bench', type: 'bench.ticked', subject: `agent-${(sent + i) % 200}`, accountId: 'bench', data: { sentAt: Date.now() } }),
+      newEvent({
+        source: '/bench',
+        type: 'bench.ticked',
+        subject: `agent-${(sent + i) % 200}`,
+        accountId: 'bench',
+        data: { sentAt: Date.now() },
+      }),
     );
     await producer.publish(topic, events);
-    if ((sent / batch) % 10 === 0) process.stdout.write(`[bench] ${label}: published ${sent + events.length}/${total}\n`);
+    if ((sent / batch) % 10 === 0)
+      process.stdout.write(`[bench] ${label}: published ${sent + events.length}/${total}\n`);
   }
   const published = Date.now();
   await finished;
@@ -72,7 +108,10 @@ async function main() {
   const producer = new EventProducer(kafka, schemas, logger);
   await producer.connect();
   const conn = await mongoose.createConnection(infra.mongoUrl, { dbName: freshName('bench') }).asPromise();
-  const results = [await run('publish+consume', false, kafka, producer, conn), await run('publish+consume+dedupe(store)', true, kafka, producer, conn)];
+  const results = [
+    await run('publish+consume', false, kafka, producer, conn),
+    await run('publish+consume+dedupe(store)', true, kafka, producer, conn),
+  ];
   clearInterval(sampler);
   await producer.disconnect();
   await conn.dropDatabase().catch(() => undefined);
