@@ -1,9 +1,90 @@
-import { baseConfigSpec, loadConfig } from '@cc/kit';
+import { authConfigSpec, baseConfigSpec, loadConfig, num, str } from '@cc/kit';
+import { EndpointAllowlist } from './domain/address-policy';
+import { parseSchedule, type RetrySchedule } from './domain/schedule';
 
-/** The notifier service's settings, parsed once at start (exits non-zero naming every bad variable). */
-export const config = loadConfig({
+/** Every variable the notifier reads, with its default and description. */
+export const configSpec = {
   ...baseConfigSpec('notifier', 8083),
-});
+  ...authConfigSpec({ jwksUrl: 'http://127.0.0.1:8080/.well-known/jwks.json' }),
+  CC_ENCRYPTION_KEYS: str({
+    desc: "Keys that open providers' sealed headers and signing secrets: `<kid>:<base64 32 bytes>`, comma-separated (same list as the provider registry)",
+  }),
+  CONSUMER_GROUP: str({
+    default: 'cc.notifier',
+    desc: 'Kafka consumer group (its dead-letter topic is `<group>.dlq`)',
+  }),
+  DELIVERY_SCHEDULE: str({
+    default: '0,5s,5m,30m,2h,5h,10h,10h',
+    desc: 'Delay before each attempt (comma-separated durations: ms, s, m, h, d); dead after the last',
+  }),
+  DELIVERY_JITTER: num({ default: 0.2, desc: 'Fraction of each retry delay randomised either way (0 to 1)' }),
+  ATTEMPT_TIMEOUT_MS: num({ default: 15000, desc: 'Deadline of one POST to a provider endpoint' }),
+  LEASE_MS: num({
+    default: 0,
+    desc: 'How long a claimed delivery is reserved for its sender; after that another instance retries it (0: attempt timeout + 15 s)',
+  }),
+  MAX_RETRY_AFTER_MS: num({ default: 6 * 3_600_000, desc: 'Longest Retry-After (429/503) honoured' }),
+  DISPATCH_INTERVAL_MS: num({ default: 250, desc: 'How often the dispatcher looks for due deliveries when idle' }),
+  DISPATCH_BATCH: num({ default: 200, desc: 'Due deliveries read per dispatcher pass' }),
+  ENDPOINT_CONCURRENCY: num({ default: 4, desc: 'POSTs in flight per provider endpoint' }),
+  MAX_IN_FLIGHT: num({ default: 256, desc: 'POSTs in flight in this instance' }),
+  ORDER_RECHECK_MS: num({
+    default: 30000,
+    desc: 'A delivery held behind an earlier one of its interaction is re-checked at least this often',
+  }),
+  BREAKER_FAILURE_THRESHOLD: num({ default: 5, desc: "Consecutive failures that open an endpoint's circuit breaker" }),
+  BREAKER_RESET_MS: num({ default: 30000, desc: 'How long a breaker stays open before one trial request (half-open)' }),
+  ENDPOINT_ALLOWLIST: str({
+    default: '',
+    desc: 'Development only: host names, IPs and CIDRs that endpoints may use although not public (e.g. 127.0.0.1,localhost)',
+  }),
+  NOTIFIER_EXTRA_CA_FILE: str({
+    default: '',
+    desc: 'PEM file of extra certificate authorities trusted for provider endpoints (private PKI, tests)',
+  }),
+};
 
-/** The notifier service's settings. */
-export type Config = typeof config;
+/** Settings parsed from the environment plus the derived, validated values. */
+export type Config = ReturnType<typeof loadConfig<typeof configSpec>> & {
+  /** The parsed `DELIVERY_SCHEDULE`. */
+  schedule: RetrySchedule;
+  /** The effective lease (LEASE_MS or its default). */
+  leaseMs: number;
+};
+
+/**
+ * Parses the notifier's settings once (exits 78 naming every bad variable). `env` lets tests start the
+ * service in-process with their own settings.
+ */
+export function loadNotifierConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  onInvalid?: (problems: string[]) => never,
+): Readonly<Config> {
+  const base = loadConfig(configSpec, env, onInvalid);
+  const problems: string[] = [];
+  let schedule: RetrySchedule = { delays: [0], jitter: 0 };
+  try {
+    if (base.DELIVERY_JITTER < 0 || base.DELIVERY_JITTER > 1) throw new Error('must be between 0 and 1');
+    schedule = parseSchedule(base.DELIVERY_SCHEDULE, base.DELIVERY_JITTER);
+  } catch (err) {
+    problems.push(`DELIVERY_SCHEDULE / DELIVERY_JITTER: malformed (${(err as Error).message})`);
+  }
+  try {
+    new EndpointAllowlist(base.ENDPOINT_ALLOWLIST);
+  } catch (err) {
+    problems.push(`ENDPOINT_ALLOWLIST: malformed (${(err as Error).message})`);
+  }
+  const leaseMs = base.LEASE_MS > 0 ? base.LEASE_MS : base.ATTEMPT_TIMEOUT_MS + 15000;
+  if (leaseMs <= base.ATTEMPT_TIMEOUT_MS) problems.push('LEASE_MS: must be longer than ATTEMPT_TIMEOUT_MS');
+  for (const key of ['ENDPOINT_CONCURRENCY', 'MAX_IN_FLIGHT', 'DISPATCH_BATCH', 'BREAKER_FAILURE_THRESHOLD'] as const) {
+    if (!Number.isInteger(base[key]) || base[key] < 1) problems.push(`${key}: must be a positive integer`);
+  }
+  if (problems.length) {
+    if (onInvalid) onInvalid(problems);
+    process.stderr.write(
+      `${JSON.stringify({ level: 'fatal', time: Date.now(), msg: 'invalid configuration', problems })}\n`,
+    );
+    process.exit(78);
+  }
+  return Object.freeze({ ...base, schedule, leaseMs });
+}

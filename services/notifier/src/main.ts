@@ -1,17 +1,8 @@
-import { eventSchemas } from '@cc/contracts';
-import { startRuntime } from '@cc/runtime';
-import { config } from './config';
-import { producedTopics } from './events/topics';
-import { mountRoutes } from './http/routes';
+import { loadNotifierConfig } from './config';
+import { startService } from './service';
 
-/** Composition root of the notifier service: config, connections, topics, HTTP, shutdown. */
-async function main(): Promise<void> {
-  const runtime = await startRuntime({ name: 'notifier', config, eventSchemas });
-  await runtime.ensureTopics(producedTopics);
-  await runtime.listen((app) => mountRoutes(app));
-}
-
-main().catch((err) => {
+/** Composition root of the notifier service. */
+startService(loadNotifierConfig()).catch((err) => {
   process.stderr.write(
     `${JSON.stringify({ level: 'fatal', service: 'notifier', msg: 'failed to start', err: String(err?.stack ?? err) })}\n`,
   );

@@ -1,0 +1,80 @@
+import { AppError, principalOf } from '@cc/kit';
+import type { Request, RequestHandler, Response } from 'express';
+import type { DeliveryListQuery, DeliveryRepository } from '../store/delivery.repository';
+import type { DeliveryDoc } from '../store/notifier.models';
+
+const maxAttemptsShown = 100;
+
+/** The admin view of a delivery (contract `delivery`): no body, no internal fields. */
+export function deliveryView(d: DeliveryDoc) {
+  const attempts = (d.attempts ?? []).slice(-maxAttemptsShown);
+  return {
+    deliveryId: d._id,
+    provider: d.provider,
+    interactionId: d.interactionId,
+    notification: d.notification,
+    state: d.state,
+    nextAttemptAt: d.state === 'pending' || d.state === 'failed' ? (d.nextAttemptAt?.toISOString() ?? null) : null,
+    attempts: attempts.map((a) => ({
+      at: new Date(a.at).toISOString(),
+      status: a.status ?? null,
+      latencyMs: Math.max(0, Math.round(a.latencyMs ?? 0)),
+      error: a.error ?? null,
+    })),
+    createdAt: new Date(d.createdAt).toISOString(),
+  };
+}
+
+function page(total: number, q: { page: number; limit: number }, count: number) {
+  return { page: q.page, count, pageCount: Math.ceil(total / q.limit), totalCount: total };
+}
+
+/** The admin handlers of deliveries: list, get, replay one, replay a provider's failed and dead ones. */
+export function deliveryHandlers(deliveries: DeliveryRepository, onReplayed: () => void) {
+  const accountOf = (res: Response) => principalOf(res).accountId;
+  const load = async (req: Request, res: Response): Promise<DeliveryDoc> => {
+    const d = await deliveries.get(accountOf(res), String(req.params.id));
+    if (!d) throw new AppError('NOTIFIER.DELIVERY_NOT_FOUND', `No delivery ${String(req.params.id)} in this account`);
+    return d;
+  };
+
+  const list: RequestHandler = async (req, res) => {
+    const q = req.query as unknown as DeliveryListQuery;
+    const { items, total } = await deliveries.list(accountOf(res), q);
+    res.json({ meta: page(total, q, items.length), items: items.map(deliveryView) });
+  };
+
+  const get: RequestHandler = async (req, res) => {
+    res.json(deliveryView(await load(req, res)));
+  };
+
+  const replayOne: RequestHandler = async (req, res) => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const d = await load(req, res);
+      if (d.state === 'pending') {
+        throw new AppError('NOTIFIER.DELIVERY_PENDING', 'The delivery is pending: it is already being delivered');
+      }
+      if (await deliveries.replayOne(d, new Date())) {
+        onReplayed();
+        res.status(202).json({ replayed: 1 });
+        return;
+      }
+    }
+    throw new AppError('REQUEST.CONFLICT', 'The delivery changed while it was being replayed; try again');
+  };
+
+  const replayProvider: RequestHandler = async (req, res) => {
+    const body = req.body as { since: string; states: ('failed' | 'dead')[] };
+    const replayed = await deliveries.replayProvider(
+      accountOf(res),
+      String(req.params.name),
+      new Date(body.since),
+      body.states,
+      new Date(),
+    );
+    if (replayed) onReplayed();
+    res.status(202).json({ replayed });
+  };
+
+  return { list, get, replayOne, replayProvider };
+}

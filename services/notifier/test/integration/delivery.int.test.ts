@@ -1,0 +1,384 @@
+import { providerNotificationBody, validateBody } from '@cc/contracts';
+import { eventually } from '@cc/testing';
+import { deliveryIdFor } from '../../src/domain/notification';
+import { NotifierHarness, newSigningSecret } from '../helpers/notifier-harness';
+import { ProviderEndpoint } from '../helpers/provider-endpoint.server';
+import { TopicRecorder } from '../helpers/topic-recorder';
+
+jest.setTimeout(120_000);
+
+const account = `acme-${Date.now().toString(36)}`;
+let h: NotifierHarness;
+let outcomes: TopicRecorder;
+const endpoints: ProviderEndpoint[] = [];
+
+async function endpoint(secret: string): Promise<ProviderEndpoint> {
+  const ep = await ProviderEndpoint.start(h.tls, [secret]);
+  endpoints.push(ep);
+  return ep;
+}
+
+/** Waits until the notifier keeps the provider (its endpoint shows in the breakers listing). */
+async function providerKnown(provider: string, accountId = account): Promise<void> {
+  await eventually(
+    async () => {
+      const res = await h.api('GET', '/admin/breakers?limit=5000', accountId);
+      return res.body.items.some((b: { provider: string }) => b.provider === provider);
+    },
+    { what: `provider ${provider} known`, timeoutMs: 30_000 },
+  );
+}
+
+async function delivery(id: string) {
+  return (await h.api('GET', `/admin/deliveries/${id}`, account)).body;
+}
+
+beforeAll(async () => {
+  h = await NotifierHarness.create({
+    DELIVERY_SCHEDULE: '0,200ms,400ms,800ms,1600ms,3200ms',
+    BREAKER_FAILURE_THRESHOLD: '50',
+    ATTEMPT_TIMEOUT_MS: '3000',
+    LEASE_MS: '6000',
+  });
+  await h.start();
+  outcomes = await TopicRecorder.start(h.kafka, ['cc.notification-delivery.v1', `${h.env.CONSUMER_GROUP}.dlq`]);
+});
+
+afterAll(async () => {
+  await outcomes?.stop();
+  for (const ep of endpoints) await ep.down();
+  await h?.close();
+});
+
+describe('notifier deliveries', () => {
+  it('POSTs AssignToAgent then Release with the registered headers and a signature the endpoint verifies', async () => {
+    const secret = newSigningSecret();
+    const ep = await endpoint(secret);
+    await h.publishProvider({
+      accountId: account,
+      provider: 'AcmeCRM',
+      endpoint: ep.url,
+      headers: [
+        { key: 'Authorization', value: 'Bearer very-secret-token-1' },
+        { key: 'X-Tenant', value: 'acme' },
+      ],
+      secrets: [{ secret, validUntil: null }],
+      version: 1,
+    });
+    await providerKnown('AcmeCRM');
+    const it1 = h.interaction(account, 'AcmeCRM', 'case-1001');
+    await h.publishInteraction([it1.queued, it1.assigned, it1.released]);
+
+    await eventually(() => ep.received.length >= 2, { what: 'two notifications', timeoutMs: 30_000 });
+    const [assign, release] = ep.received;
+    expect(assign?.notifications[0]?.notification).toBe('AssignToAgent');
+    expect(release?.notifications[0]?.notification).toBe('Release');
+    for (const r of [assign, release]) {
+      expect(r?.signatureValid).toBe(true);
+      expect(r?.headers.authorization).toBe('Bearer very-secret-token-1');
+      expect(r?.headers['x-tenant']).toBe('acme');
+      expect(r?.headers['content-type']).toMatch(/^application\/json/);
+      expect(r?.headers['webhook-signature']).toMatch(/^v1,/);
+      expect(r?.headers['webhook-id']).toBe(r?.notifications[0]?.notificationid);
+      expect(validateBody(providerNotificationBody, JSON.parse(r?.body ?? ''))).toMatchObject({ ok: true });
+    }
+    expect(assign?.headers['webhook-id']).toBe(deliveryIdFor(it1.assigned.id, 'AssignToAgent'));
+    expect(assign?.notifications[0]).toMatchObject({
+      objectid: it1.interactionId,
+      externalId: 'case-1001',
+      params: {
+        AccountId: account,
+        AccountName: account,
+        Agent: 'jane.doe',
+        Provider: 'AcmeCRM',
+        Route: 'Support',
+        RequestId: 'req-1',
+        InteractionType: 'live',
+      },
+    });
+    expect(release?.notifications[0]?.params.ReleasedBy).toBe('agent');
+
+    const list = await eventually(
+      async () => {
+        const res = await h.api('GET', '/admin/deliveries?provider=AcmeCRM&state=delivered', account);
+        return res.body.items.length === 2 ? res.body : undefined;
+      },
+      { what: 'two delivered deliveries listed' },
+    );
+    expect(list.meta).toMatchObject({ page: 1, count: 2, totalCount: 2, pageCount: 1 });
+    for (const d of list.items) {
+      expect(d.attempts).toHaveLength(1);
+      expect(d.attempts[0]).toMatchObject({ status: 200, error: null });
+    }
+    const assignId = assign?.headers['webhook-id'] as string;
+    await eventually(
+      () =>
+        outcomes
+          .ofDelivery('cc.notification-delivery.v1', assignId)
+          .some((m) => m.value.type === 'notification-delivery.delivered'),
+      { what: 'delivered outcome event' },
+    );
+    // Secrets never reach the logs.
+    expect(h.logs.text()).not.toContain('very-secret-token-1');
+    expect(h.logs.text()).not.toContain(secret.slice(6));
+  });
+
+  it('sends nothing for a provider without endpoint or an interaction without provider', async () => {
+    const conn = h.runtime?.conn;
+    await h.publishProvider({
+      accountId: account,
+      provider: 'NoEndpoint',
+      endpoint: null,
+      secrets: [{ secret: newSigningSecret(), validUntil: null }],
+      version: 1,
+    });
+    await eventually(() => conn?.collection('providers').findOne({ accountId: account, provider: 'NoEndpoint' }), {
+      what: 'provider without endpoint kept',
+    });
+    const a = h.interaction(account, 'NoEndpoint');
+    const b = h.interaction(account, null);
+    await h.publishInteraction([a.queued, a.assigned, a.released]);
+    await h.publishInteraction([b.queued, b.assigned, b.released]);
+    // The consumer marks each handled event; wait until all six were handled.
+    const group = h.env.CONSUMER_GROUP;
+    await eventually(
+      async () =>
+        (await conn?.collection('processed_events').countDocuments({
+          _id: { $in: [a, b].flatMap((x) => [x.queued, x.assigned, x.released]).map((e) => `${group}:${e.id}`) },
+        } as never)) === 6,
+      { what: 'events handled' },
+    );
+    for (const id of [a.interactionId, b.interactionId]) {
+      for (const collection of ['deliveries', 'delivery_log']) {
+        expect(await conn?.collection(collection).countDocuments({ interactionId: id })).toBe(0);
+      }
+    }
+  });
+
+  it('delivers after an endpoint comes back up, with every attempt logged', async () => {
+    const secret = newSigningSecret();
+    const ep = await endpoint(secret);
+    await ep.down();
+    await h.publishProvider({
+      accountId: account,
+      provider: 'Flappy',
+      endpoint: ep.url,
+      secrets: [{ secret, validUntil: null }],
+      version: 1,
+    });
+    await providerKnown('Flappy');
+    const it1 = h.interaction(account, 'Flappy');
+    await h.publishInteraction([it1.queued, it1.assigned]);
+    const id = deliveryIdFor(it1.assigned.id, 'AssignToAgent');
+
+    await eventually(async () => (await delivery(id))?.attempts?.length >= 2, { what: 'two failed attempts' });
+    const failing = await delivery(id);
+    expect(failing.state).toBe('failed');
+    await ep.up();
+    const done = await eventually(
+      async () => {
+        const d = await delivery(id);
+        return d.state === 'delivered' ? d : undefined;
+      },
+      { what: 'delivered after recovery', timeoutMs: 30_000 },
+    );
+    const attempts = done.attempts as { status: number | null; error: string | null; at: string }[];
+    expect(attempts.length).toBeGreaterThanOrEqual(3);
+    for (const a of attempts.slice(0, -1)) expect(a).toMatchObject({ status: null, error: 'connection refused' });
+    expect(attempts.at(-1)).toMatchObject({ status: 200, error: null });
+    // Attempts are spaced by the schedule (200 ms, 400 ms, …; jitter ±20 %).
+    const gaps = attempts.slice(1).map((a, i) => Date.parse(a.at) - Date.parse(attempts[i]?.at as string));
+    expect(gaps[0]).toBeGreaterThanOrEqual(150);
+    expect(ep.byId(id)).toHaveLength(1);
+    expect(ep.byId(id)[0]?.signatureValid).toBe(true);
+    await eventually(
+      () =>
+        outcomes
+          .ofDelivery('cc.notification-delivery.v1', id)
+          .filter((m) => m.value.type === 'notification-delivery.attempt-failed').length >= 2,
+      { what: 'attempt-failed events' },
+    );
+  });
+
+  it('keeps the order per interaction under retries: Release never before its AssignToAgent', async () => {
+    const secret = newSigningSecret();
+    const ep = await endpoint(secret);
+    let assignCalls = 0;
+    ep.reply = (r) => {
+      if (r.notifications[0]?.notification === 'AssignToAgent' && ++assignCalls <= 2) return { status: 500 };
+      return { status: 200 };
+    };
+    await h.publishProvider({
+      accountId: account,
+      provider: 'Ordered',
+      endpoint: ep.url,
+      secrets: [{ secret, validUntil: null }],
+      version: 1,
+    });
+    await providerKnown('Ordered');
+    const it1 = h.interaction(account, 'Ordered');
+    await h.publishInteraction([it1.queued, it1.assigned, it1.released]);
+    await eventually(
+      () => ep.received.some((r) => r.notifications[0]?.notification === 'Release' && r.answered === 200),
+      {
+        what: 'Release delivered',
+        timeoutMs: 30_000,
+      },
+    );
+    const seen = ep.received.map((r) => `${r.notifications[0]?.notification}:${r.answered}`);
+    expect(seen).toEqual(['AssignToAgent:500', 'AssignToAgent:500', 'AssignToAgent:200', 'Release:200']);
+    const assignOk = ep.received[2];
+    const release = ep.received[3];
+    expect(release?.at).toBeGreaterThanOrEqual(assignOk?.answeredAt as number);
+  });
+
+  it('disables an endpoint that answers 410 until the provider is registered again, then replays', async () => {
+    const since = new Date().toISOString();
+    const secret = newSigningSecret();
+    const ep = await endpoint(secret);
+    ep.reply = () => ({ status: 410 });
+    await h.publishProvider({
+      accountId: account,
+      provider: 'Gone',
+      endpoint: ep.url,
+      secrets: [{ secret, validUntil: null }],
+      version: 1,
+    });
+    await providerKnown('Gone');
+    const x = h.interaction(account, 'Gone');
+    await h.publishInteraction([x.queued, x.assigned]);
+    const xId = deliveryIdFor(x.assigned.id, 'AssignToAgent');
+    await eventually(async () => (await delivery(xId))?.state === 'dead', { what: 'first delivery dead on 410' });
+    expect((await delivery(xId)).attempts).toMatchObject([{ status: 410 }]);
+    const breakers = await h.api('GET', '/admin/breakers', account);
+    expect(breakers.body.items.find((b: { provider: string }) => b.provider === 'Gone')).toMatchObject({
+      state: 'disabled',
+    });
+    await eventually(
+      () =>
+        outcomes.messages.some(
+          (m) => m.value.type === 'notification-delivery.endpoint-disabled' && m.value.data.provider === 'Gone',
+        ),
+      { what: 'endpoint-disabled event' },
+    );
+
+    // Later notifications are not sent to the disabled endpoint.
+    const y = h.interaction(account, 'Gone');
+    await h.publishInteraction([y.queued, y.assigned]);
+    const yId = deliveryIdFor(y.assigned.id, 'AssignToAgent');
+    await eventually(async () => (await delivery(yId))?.state === 'dead', { what: 'second delivery dead' });
+    expect((await delivery(yId)).attempts).toEqual([]);
+    expect(ep.received).toHaveLength(1);
+
+    // Registration again re-enables it; replaying the provider's dead deliveries delivers both.
+    ep.reply = () => ({ status: 204 });
+    await h.publishProvider({
+      accountId: account,
+      provider: 'Gone',
+      endpoint: ep.url,
+      secrets: [{ secret, validUntil: null }],
+      version: 2,
+      type: 'provider.updated',
+      reason: 're-registered',
+    });
+    await eventually(
+      async () =>
+        (await h.api('GET', '/admin/breakers', account)).body.items.find(
+          (b: { provider: string }) => b.provider === 'Gone',
+        )?.state === 'closed',
+      { what: 'endpoint enabled again' },
+    );
+    const replay = await h.api('POST', '/admin/providers/Gone/deliveries/replay', account, { since });
+    expect(replay.status).toBe(202);
+    expect(replay.body).toEqual({ replayed: 2 });
+    await eventually(
+      async () => (await delivery(xId)).state === 'delivered' && (await delivery(yId)).state === 'delivered',
+      {
+        what: 'both delivered after replay',
+      },
+    );
+    expect(ep.byId(xId)).toHaveLength(2); // the 410 and the replay: same webhook-id
+    expect(ep.byId(yId)).toHaveLength(1);
+  });
+
+  it('kills a delivery after its last attempt, dead-letters it, and replays one delivery by id', async () => {
+    const secret = newSigningSecret();
+    const ep = await endpoint(secret);
+    ep.reply = () => ({ status: 500 });
+    await h.publishProvider({
+      accountId: account,
+      provider: 'Broken',
+      endpoint: ep.url,
+      secrets: [{ secret, validUntil: null }],
+      version: 1,
+    });
+    await providerKnown('Broken');
+    const it1 = h.interaction(account, 'Broken');
+    await h.publishInteraction([it1.queued, it1.assigned]);
+    const id = deliveryIdFor(it1.assigned.id, 'AssignToAgent');
+    const dead = await eventually(
+      async () => {
+        const d = await delivery(id);
+        return d?.state === 'dead' ? d : undefined;
+      },
+      { what: 'dead after six attempts', timeoutMs: 40_000 },
+    );
+    expect(dead.attempts).toHaveLength(6);
+    expect(dead.nextAttemptAt).toBeNull();
+    for (const a of dead.attempts) expect(a).toMatchObject({ status: 500, error: 'HTTP 500' });
+    const deadList = await h.api('GET', '/admin/deliveries?provider=Broken&state=dead', account);
+    expect(deadList.body.items.map((d: { deliveryId: string }) => d.deliveryId)).toEqual([id]);
+    await eventually(
+      () =>
+        outcomes
+          .ofDelivery('cc.notification-delivery.v1', id)
+          .some((m) => m.value.type === 'notification-delivery.dead-lettered') &&
+        outcomes.ofDelivery(`${h.env.CONSUMER_GROUP}.dlq`, id).length === 1,
+      { what: 'dead-lettered on the outcome topic and the dead-letter topic' },
+    );
+
+    // Replay: the endpoint now hangs, so the replayed delivery stays pending (a second replay is refused).
+    ep.reply = () => 'hang';
+    expect((await h.api('POST', `/admin/deliveries/${id}/replay`, account)).status).toBe(202);
+    await eventually(() => ep.hangingCount() === 1, { what: 'replayed attempt in flight' });
+    const again = await h.api('POST', `/admin/deliveries/${id}/replay`, account);
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: 'NOTIFIER.DELIVERY_PENDING', status: 409 });
+    ep.releaseHanging();
+    await eventually(async () => (await delivery(id)).state === 'delivered', { what: 'replayed delivery delivered' });
+    expect(new Set(ep.byId(id).map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));
+    expect(ep.byId(id)).toHaveLength(7);
+  });
+
+  it('guards the admin API: token, scope, account, and precise validation errors', async () => {
+    const listed = await h.api('GET', '/admin/deliveries?provider=AcmeCRM', account);
+    const id = listed.body.items[0]?.deliveryId as string;
+    expect(id).toBeDefined();
+    expect((await h.api('GET', '/admin/deliveries', null)).status).toBe(401);
+    const token = await h.token(account, 'stats');
+    const wrongScope = await fetch(`${h.runtime?.url()}/admin/deliveries`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(wrongScope.status).toBe(403);
+    // Another account sees nothing of this one.
+    expect((await h.api('GET', `/admin/deliveries/${id}`, 'other-account')).status).toBe(404);
+    expect((await h.api('GET', '/admin/deliveries', 'other-account')).body.items).toEqual([]);
+    expect((await h.api('POST', `/admin/deliveries/${id}/replay`, 'other-account')).status).toBe(404);
+    const badState = await h.api('GET', '/admin/deliveries?state=bogus&limit=0', account);
+    expect(badState.status).toBe(400);
+    expect(badState.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(badState.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual([
+      '/query/limit',
+      '/query/state',
+    ]);
+    expect((await h.api('GET', '/admin/deliveries/not-a-guid', account)).body.errors[0].pointer).toBe('/params/id');
+    const noSince = await h.api('POST', '/admin/providers/AcmeCRM/deliveries/replay', account, { states: ['bogus'] });
+    expect(noSince.status).toBe(400);
+    expect(noSince.body.errors.length).toBeGreaterThanOrEqual(2);
+    expect((await h.api('GET', '/admin/deliveries/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', account)).status).toBe(404);
+    const accept = await fetch(`${h.runtime?.url()}/admin/deliveries`, {
+      headers: { authorization: `Bearer ${await h.token(account)}`, accept: 'application/vnd.cc-suite.v9+json' },
+    });
+    expect(accept.status).toBe(406);
+  });
+});
