@@ -21,6 +21,9 @@ function build(readiness = new Readiness(), logs = new CapturedLogs()) {
       r.get('/boom', () => {
         throw new Error('database password is hunter2');
       });
+      r.get('/things/:id', (req, res) => {
+        res.json({ id: req.params.id });
+      });
       r.get('/coded', () => {
         throw new AppError('REQUEST.CONFLICT', 'already there');
       });
@@ -59,6 +62,14 @@ describe('createHttpApp', () => {
     expect(big.status).toBe(413);
     const ok = await request(app).post('/echo').send({ a: 1 });
     expect(ok.status).toBe(201);
+  });
+
+  it('answers an undecodable path parameter with 400, not 500', async () => {
+    const { app } = build();
+    const res = await request(app).get('/things/%ED%A0%80');
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('REQUEST.VALIDATION');
+    expect((await request(app).get('/things/ok')).status).toBe(200);
   });
 
   it('maps coded errors by code and hides unexpected ones behind a bare 500', async () => {

@@ -152,6 +152,10 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
 
 function fromBodyParser(err: unknown): AppError | undefined {
   const e = err as { type?: string; status?: number; limit?: number };
+  // The router's own 4xx (e.g. a path parameter that is not valid percent-encoded UTF-8).
+  if (err instanceof URIError || (e?.status === 400 && !e.type)) {
+    return new AppError('REQUEST.VALIDATION', 'The request path is not valid percent-encoded UTF-8');
+  }
   switch (e?.type) {
     case 'entity.parse.failed':
       return new AppError('REQUEST.MALFORMED_JSON', 'The request body is not valid JSON');
