@@ -11,6 +11,17 @@
 # zip lacks the generated build/version/version.txt, so such a binary panics at start-up
 # ("Invalid build/version/version.txt file content"). We take the same module source from the
 # Go module proxy (`go mod download`), add version.txt, and `go build` it into the cache.
+#
+# Two local patches (deploy/local/patches), both for behaviour the suite relies on from MongoDB:
+# - ferretdb-1.24-atomic-writes.patch: update, findAndModify and delete read and then write in separate
+#   steps, so two connections' conditional updates of one document could both succeed (measured: 40
+#   concurrent $inc left n=6). The patch runs those commands one at a time; each is then atomic for its
+#   document, and several service instances may share one FerretDB.
+# - ferretdb-1.24-id-pushdown.patch: FerretDB 1.24 on SQLite pushes a query
+# down to an `_id` lookup only when the filter is `_id` alone; `{_id, accountId}` (every tenant-scoped
+# lookup) scanned and decoded the whole collection: 30 ms instead of 5 ms per update on 200 small
+# documents, 300 ms on 100 large ones. The patch pushes `_id` equality down whatever else the filter
+# holds; the handler still applies the whole filter to the rows returned (as with --disable-pushdown).
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -21,14 +32,19 @@ FERRETDB_DEBUG_PORT="${FERRETDB_DEBUG_PORT:-8088}"
 FERRETDB_LOG_LEVEL="${FERRETDB_LOG_LEVEL:-warn}"
 FERRETDB_MODULE=github.com/FerretDB/FerretDB
 
-FHOME="$CC_CACHE_DIR/ferretdb-$FERRETDB_VERSION"
+# Local patches applied to the module source before the build (deploy/local/patches); their names are
+# part of the cache path, so changing the set rebuilds.
+FPATCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/patches"
+FPATCHES=("$FPATCH_DIR/ferretdb-1.24-id-pushdown.patch" "$FPATCH_DIR/ferretdb-1.24-atomic-writes.patch")
+FHOME="$CC_CACHE_DIR/ferretdb-$FERRETDB_VERSION-p$(cat "${FPATCHES[@]}" | cksum | cut -d' ' -f1)"
 FBIN="$FHOME/bin/ferretdb"
 FDATA="$CC_DATA_DIR/ferretdb"
 FDB="$FDATA/sqlite"
 FSTATE="$FDATA/state"
 FPID="$FDATA/ferretdb.pid"
 FLOG="$FDATA/ferretdb.log"
-FMARKER="$FBIN --handler=sqlite --sqlite-url=file:$FDB/"
+# Matches any build (patch sets change the binary path) serving this data folder.
+FMARKER="--handler=sqlite --sqlite-url=file:$FDB/"
 
 binary_ok() {
   [[ -x $FBIN ]] || return 1
@@ -57,6 +73,11 @@ ferretdb_build() {
   local commit
   commit=$(sed -n 's/^[[:space:]]*"Hash": "\([0-9a-f]*\)",\{0,1\}$/\1/p' <<<"$json" | head -n 1)
   [[ -n $commit ]] && echo "$commit" >"$FHOME/src/build/version/commit.txt"
+  local p
+  for p in "${FPATCHES[@]}"; do
+    log "ferretdb: applying $(basename "$p")"
+    (cd "$FHOME/src" && git apply --whitespace=nowarn "$p") || die "ferretdb: patch $p does not apply"
+  done
   log "ferretdb: compiling $FERRETDB_VERSION (first time: downloads Go dependencies, takes a few minutes on 2 cores)"
   mkdir -p "$FHOME/bin"
   (

@@ -11,7 +11,7 @@ export interface StoreOptions {
   metrics?: Metrics;
   /** Give up after this long without a first connection (default: keep trying for 2 minutes). */
   connectDeadlineMs?: number;
-  /** Driver pool size (default 20); forced to 1 on FerretDB, see {@link connectStore}. */
+  /** Driver pool size (default 20). */
   maxPoolSize?: number;
 }
 
@@ -19,23 +19,15 @@ export interface StoreOptions {
  * Connects to the service's database, retrying with backoff until the deadline; mongoose index
  * building is off so that {@link ensureIndexes} creates them once, at start, where failures are seen.
  *
- * FerretDB 1.x applies an update as read, modify, write back without isolation, so concurrent
- * updates of one document from several connections lose writes (measured: 40 concurrent `$inc`
- * → 6). Each database here is written by one service process, so on FerretDB the pool is one
- * connection: the process's updates reach the store one at a time and stay atomic. MongoDB keeps
- * the configured pool.
+ * On FerretDB, concurrent conditional updates are atomic only with the local stack's patched build
+ * (deploy/local/patches/ferretdb-1.24-atomic-writes.patch); stock FerretDB 1.24 loses concurrent updates
+ * of one document (40 concurrent `$inc` → 6). The store's atomicity tests run against whichever server
+ * the suite uses.
  */
 export async function connectStore(opts: StoreOptions): Promise<Connection> {
   const conn = await connectWithRetry(opts, opts.maxPoolSize ?? 20);
   const info = await conn.db?.admin().command({ buildInfo: 1 });
-  if (info?.ferretdbVersion && (opts.maxPoolSize ?? 20) > 1) {
-    opts.logger.warn(
-      { ferretdbVersion: info.ferretdbVersion },
-      'FerretDB detected: using a single store connection so that concurrent updates stay atomic',
-    );
-    await conn.close();
-    return connectWithRetry(opts, 1);
-  }
+  if (info?.ferretdbVersion) opts.logger.info({ ferretdbVersion: info.ferretdbVersion }, 'store is FerretDB');
   return conn;
 }
 

@@ -3,24 +3,29 @@ import { createLogger } from '../../kit/src/logger';
 import { freshName, testInfra } from '../../testing/src';
 import { connectStore } from '../src';
 
+// Two connections with pools of their own, as two instances of a service sharing one database.
 let conn: Connection;
+let other: Connection;
 beforeAll(async () => {
-  conn = await connectStore({
-    url: (await testInfra()).mongoUrl,
-    dbName: freshName('atomic'),
-    logger: createLogger('t', 'silent'),
-  });
+  const opts = { url: (await testInfra()).mongoUrl, dbName: freshName('atomic'), logger: createLogger('t', 'silent') };
+  conn = await connectStore(opts);
+  other = await connectStore(opts);
 });
 afterAll(async () => {
   await conn.dropDatabase().catch(() => undefined);
-  await conn.close();
+  await Promise.all([conn.close(), other.close()]);
 });
 
 it('applies every one of many concurrent updates to one document (no lost updates)', async () => {
   const col = conn.collection<{ _id: string; n: number; seen: number[] }>('counters');
   await col.insertOne({ _id: 'c', n: 0, seen: [] });
   await Promise.all(
-    Array.from({ length: 40 }, (_, i) => col.updateOne({ _id: 'c' }, { $inc: { n: 1 }, $push: { seen: i } })),
+    Array.from({ length: 40 }, (_, i) =>
+      (i % 2 ? other.collection<{ _id: string; n: number; seen: number[] }>('counters') : col).updateOne(
+        { _id: 'c' },
+        { $inc: { n: 1 }, $push: { seen: i } },
+      ),
+    ),
   );
   const doc = await col.findOne({ _id: 'c' });
   expect(doc?.n).toBe(40);
@@ -31,7 +36,12 @@ it('lets exactly one of several concurrent conditional updates win (optimistic c
   const col = conn.collection<{ _id: string; version: number; owner?: number }>('leases');
   await col.insertOne({ _id: 'l', version: 1 });
   const results = await Promise.all(
-    Array.from({ length: 8 }, (_, i) => col.updateOne({ _id: 'l', version: 1 }, { $set: { version: 2, owner: i } })),
+    Array.from({ length: 8 }, (_, i) =>
+      (i % 2 ? other.collection<{ _id: string; version: number; owner?: number }>('leases') : col).updateOne(
+        { _id: 'l', version: 1 },
+        { $set: { version: 2, owner: i } },
+      ),
+    ),
   );
   expect(results.filter((r) => r.modifiedCount === 1)).toHaveLength(1);
 });
