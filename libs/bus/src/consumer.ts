@@ -1,4 +1,4 @@
-import type { Logger, Metrics } from '@cc/kit';
+import { isConnectivityError, type Logger, type Metrics } from '@cc/kit';
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import type { CloudEvent } from './envelope';
 import type { EventProducer } from './producer';
@@ -46,16 +46,15 @@ export interface ConsumerOptions {
    */
   isInfrastructureError?: (err: unknown) => boolean;
   fromBeginning?: boolean;
+  /**
+   * How long the group waits for a silent member before giving its partitions to the others (default
+   * 10 s; heartbeats every tenth of it). A crashed instance's partitions wait this long for a new owner.
+   */
+  sessionTimeoutMs?: number;
 }
 
-const infraNames =
-  /^(MongoNetwork|MongoServerSelection|MongoNotConnected|PoolCleared|MongoTopologyClosed|KafkaJSConnection|KafkaJSNumberOfRetriesExceeded|KafkaJSRequestTimeout)/;
-
-/** Default infrastructure-error test: MongoDB and Kafka connectivity failures. */
-export function isConnectivityError(err: unknown): boolean {
-  const e = err as { name?: string; constructor?: { name?: string } };
-  return infraNames.test(e?.name ?? '') || infraNames.test(e?.constructor?.name ?? '');
-}
+/** Default infrastructure-error test: MongoDB and Kafka connectivity failures (from the kit). */
+export { isConnectivityError };
 
 /**
  * Runs a consumer group with explicit commits: each message is validated (invalid → dead-letter at
@@ -68,7 +67,11 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   const maxAttempts = opts.maxAttempts ?? 4;
   const baseMs = opts.retryBaseMs ?? 200;
   const isInfra = opts.isInfrastructureError ?? isConnectivityError;
-  const consumer = opts.kafka.consumer({ groupId: opts.groupId, sessionTimeout: 30000, heartbeatInterval: 3000 });
+  const consumer = opts.kafka.consumer({
+    groupId: opts.groupId,
+    sessionTimeout: opts.sessionTimeoutMs ?? 10_000,
+    heartbeatInterval: Math.max(500, Math.floor((opts.sessionTimeoutMs ?? 10_000) / 10)),
+  });
   const count = (topic: string, outcome: string) =>
     opts.metrics?.consumedEvents.inc({ group: opts.groupId, topic, outcome });
 

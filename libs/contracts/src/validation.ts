@@ -53,8 +53,41 @@ function compiled(ajv: Ajv2020, cache: WeakMap<object, ValidateFunction>, schema
 /** A validator for a JSON body or event data (compiled once per schema); it applies schema defaults to the data in place. */
 export function bodyValidator<T>(schema: JsonSchema, options: ViolationOptions = {}): Validator<T> {
   const fn = compiled(bodyAjv, bodyCache, schema);
-  return (data) =>
-    fn(data) ? { ok: true, value: data as T } : { ok: false, errors: toViolations(fn.errors ?? [], options) };
+  return (data) => {
+    const unicode = illFormedStrings(data);
+    const valid = fn(data);
+    if (valid && !unicode.length) return { ok: true, value: data as T };
+    return { ok: false, errors: [...unicode, ...(valid ? [] : toViolations(fn.errors ?? [], options))] };
+  };
+}
+
+/** A lone UTF-16 surrogate: JSON's `\ud800` escapes parse to one, and it has no UTF-8 encoding. */
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/**
+ * Strings (values and member names) that are not well-formed Unicode: stores, Kafka consumers and
+ * providers would each mangle or reject them differently, so a body holding one is refused whole.
+ */
+function illFormedStrings(data: unknown, pointer = '', out: Violation[] = []): Violation[] {
+  if (out.length >= 10) return out;
+  if (typeof data === 'string') {
+    if (loneSurrogate.test(data))
+      out.push({ pointer, message: 'must be well-formed Unicode (it holds a lone surrogate)' });
+  } else if (Array.isArray(data)) {
+    for (const [i, v] of data.entries()) illFormedStrings(v, `${pointer}/${i}`, out);
+  } else if (data !== null && typeof data === 'object') {
+    for (const [k, v] of Object.entries(data)) {
+      const at = `${pointer}/${escapePointer(k)}`;
+      if (loneSurrogate.test(k))
+        out.push({ pointer: at, message: 'member name must be well-formed Unicode (it holds a lone surrogate)' });
+      illFormedStrings(v, at, out);
+    }
+  }
+  return out;
 }
 
 /** A validator for query strings or path parameters (compiled once per schema); it returns a coerced, defaulted copy. */

@@ -48,6 +48,27 @@ describe('validators', () => {
     expect(validateBody(agentSummariesQuery, { ...query }).ok).toBe(false);
   });
 
+  it('refuse strings and member names that are not well-formed Unicode, naming each by pointer', () => {
+    const schema: JsonSchema = { type: 'object' };
+    const lone = JSON.parse('{"a":"x\\ud800y","b":["ok \\ud83d\\ude00","\\udc00"],"c\\ud800/d":1}');
+    expect(validateBody(schema, lone)).toEqual({
+      ok: false,
+      errors: [
+        { pointer: '/a', message: 'must be well-formed Unicode (it holds a lone surrogate)' },
+        { pointer: '/b/1', message: 'must be well-formed Unicode (it holds a lone surrogate)' },
+        {
+          pointer: '/c\ud800~1d',
+          message: 'member name must be well-formed Unicode (it holds a lone surrogate)',
+        },
+      ],
+    });
+    // A proper pair (an emoji) is fine, and schema violations are reported alongside.
+    expect(validateBody(schema, { e: 'ok \u{1F600}' }).ok).toBe(true);
+    const typed: JsonSchema = { type: 'object', properties: { n: { type: 'integer' } } };
+    const both = validateBody(typed, { n: 'x', s: '\udfff' });
+    expect(both.ok ? [] : both.errors.map((e) => e.pointer)).toEqual(['/s', '/n']);
+  });
+
   it('report every violation at once (allErrors)', () => {
     const result = validateBody(providerSettings, { endpoint: 'http://x', headers: 1 });
     expect(result.ok).toBe(false);

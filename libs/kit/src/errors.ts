@@ -60,8 +60,32 @@ export function statusByCode(code: string): { status: number; title: string } {
   return table[code] ?? { status: 500, title: 'Internal error' };
 }
 
-/** Builds the problem body for an error; unknown errors become a 500 without any internal detail. */
+const connectivityNames =
+  /^(MongoNetwork|MongoServerSelection|MongoNotConnected|PoolCleared|MongoTopologyClosed|KafkaJSConnection|KafkaJSNumberOfRetriesExceeded|KafkaJSRequestTimeout)/;
+
+/**
+ * Whether an error is a MongoDB or Kafka connectivity failure (the store or the broker is down or
+ * unreachable) rather than a fault of the request or the code; a mongoose operation that timed out
+ * waiting for a connection counts too.
+ */
+export function isConnectivityError(err: unknown): boolean {
+  const e = err as { name?: string; message?: string; constructor?: { name?: string } } | null;
+  if (!e) return false;
+  if (connectivityNames.test(e.name ?? '') || connectivityNames.test(e.constructor?.name ?? '')) return true;
+  return e.name === 'MongooseError' && /buffering timed out/.test(e.message ?? '');
+}
+
+/**
+ * Builds the problem body for an error: a connectivity failure is a 503 (the client may retry), any
+ * other unknown error a 500 without internal detail.
+ */
 export function toProblem(err: unknown, instance?: string): Problem {
+  if (!(err instanceof AppError) && isConnectivityError(err)) {
+    return toProblem(
+      new AppError('DEPENDENCY.UNAVAILABLE', 'A backing store or the event broker is unavailable; retry shortly'),
+      instance,
+    );
+  }
   if (err instanceof AppError) {
     const { status, title } = statusByCode(err.code);
     return {

@@ -1,4 +1,4 @@
-import { AppError, registerErrorCodes, toProblem } from '../src/errors';
+import { AppError, isConnectivityError, registerErrorCodes, toProblem } from '../src/errors';
 
 describe('toProblem', () => {
   it('maps a coded error to its status, with pointers and instance', () => {
@@ -16,5 +16,21 @@ describe('toProblem', () => {
     const p = toProblem(new Error('secret connection string mongodb://user:pw@host'));
     expect(p.status).toBe(500);
     expect(JSON.stringify(p)).not.toContain('pw@host');
+  });
+
+  it('answers a store or broker connectivity failure with 503, hiding its message', () => {
+    class MongoServerSelectionError extends Error {
+      override name = 'MongoServerSelectionError';
+    }
+    const p = toProblem(new MongoServerSelectionError('connect ECONNREFUSED mongodb://user:pw@host'), '/x');
+    expect(p).toMatchObject({ status: 503, code: 'DEPENDENCY.UNAVAILABLE', instance: '/x' });
+    expect(JSON.stringify(p)).not.toContain('pw@host');
+    const buffering = Object.assign(new Error('Operation `a.findOne()` buffering timed out after 10000ms'), {
+      name: 'MongooseError',
+    });
+    expect(toProblem(buffering).status).toBe(503);
+    expect(toProblem(Object.assign(new Error('x'), { name: 'MongooseError' })).status).toBe(500);
+    expect(isConnectivityError({ name: 'KafkaJSConnectionError' })).toBe(true);
+    expect(isConnectivityError(null)).toBe(false);
   });
 });

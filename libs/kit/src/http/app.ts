@@ -146,6 +146,7 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
     if (problem.status === 429 && error instanceof AppError && typeof error.extra.retryAfter === 'number') {
       res.setHeader('Retry-After', String(error.extra.retryAfter));
     }
+    if (problem.status === 503) res.setHeader('Retry-After', '5');
     res.status(problem.status).type('application/problem+json').send(JSON.stringify(problem));
   };
 }

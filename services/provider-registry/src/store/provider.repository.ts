@@ -10,6 +10,9 @@ import { providerDeletedEvent, providerStateEvent } from '../events/provider.eve
 import { providerTopic } from '../events/topics';
 import { headerAad, type ProviderDoc, signingSecretAad } from './provider.model';
 
+/** How long a write waits for its eager publish before answering anyway. */
+const eagerPublishWaitMs = 1000;
+
 /** A registered provider without its secrets: what the admin API and the Register response show. */
 export interface ProviderRecord {
   name: string;
@@ -279,16 +282,26 @@ export class ProviderRepository {
     throw conflict();
   }
 
-  /** Publishes the document's staged events now (the relay retries whatever this misses). */
+  /**
+   * Publishes the document's staged events now, in order per provider, and waits for that at most
+   * {@link eagerPublishWaitMs}: usually the event is out before the answer (routing learns the provider
+   * sooner), while a Kafka outage never holds the request (the relay publishes what this misses).
+   */
   private async publish(id: string): Promise<void> {
     const previous = this.flushing.get(id) ?? Promise.resolve();
     const next = previous.then(() => this.deps.relay.flushSoon(this.deps.ProviderOutbox, id));
     this.flushing.set(id, next);
-    try {
-      await next;
-    } finally {
+    void next.finally(() => {
       if (this.flushing.get(id) === next) this.flushing.delete(id);
-    }
+    });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      next,
+      new Promise<void>((r) => {
+        timer = setTimeout(r, eagerPublishWaitMs);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   private sealHeaders(accountId: string, name: string, headers: ProviderHeader[]): ProviderDoc['headers'] {
