@@ -1,3 +1,4 @@
+export * from './gateway';
 export * from './infra';
 export * from './logs';
 export * from './poll';

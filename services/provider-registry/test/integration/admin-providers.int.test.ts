@@ -2,7 +2,7 @@ import { listOf, providerView, signingSecretRotation } from '@cc/contracts';
 import { createSecretBox } from '@cc/kit';
 import { eventually, freshName } from '@cc/testing';
 import { openSealed, type SealedPayload, sealedEventAad } from '../../src/events/provider.events';
-import { type Client, providerPath } from '../support/client';
+import { type Client, client, providerPath } from '../support/client';
 import { expectContract } from '../support/contract';
 import { type RegistryUnderTest, readProviderTopic, startRegistry, testKeys } from '../support/registry';
 
@@ -93,7 +93,7 @@ describe('admin API', () => {
   });
 
   it('deleting a provider emits provider.deleted; a later registration creates it anew with a higher version', async () => {
-    const name = 'To Delete/with slash';
+    const name = 'To Delete (again)';
     const created = await register(apiA, name);
     expect(created.status).toBe(201);
     const deleted = await adminA.delete(providerPath(name));
@@ -118,6 +118,20 @@ describe('admin API', () => {
     expect(again.body.signingSecret).not.toBe(created.body.signingSecret);
     const all = await eventsOf(accountA, name, 3);
     expect(all[2]?.event).toMatchObject({ type: 'provider.registered', data: { version: 3 } });
+  });
+
+  it('a name holding a slash: the gateway refuses its encoded path (400), the registry itself serves it', async () => {
+    const name = 'With/slash';
+    expect((await register(apiA, name)).status).toBe(201);
+    const viaGateway = await adminA.get(providerPath(name));
+    expect([viaGateway.status, viaGateway.body.detail]).toEqual([
+      400,
+      'The path must not contain encoded slashes or backslashes',
+    ]);
+    const direct = client(registry.directUrl, await registry.gateway.token(accountA, 'admin'));
+    expect((await direct.get(providerPath(name))).body.provider).toBe(name);
+    expect((await direct.delete(providerPath(name))).status).toBe(204);
+    expect((await direct.get(providerPath(name))).status).toBe(404);
   });
 
   it('rotates the signing secret: the new one is shown once, the old one signs for the grace period', async () => {

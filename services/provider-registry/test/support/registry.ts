@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CloudEvent } from '@cc/bus';
 import type { Runtime } from '@cc/runtime';
-import { CapturedLogs, freshName, startTestIssuer, type TestIssuer, testInfra } from '@cc/testing';
+import { CapturedLogs, freshName, type GatewayProcess, planGateway, testInfra } from '@cc/testing';
 import { type Consumer, Kafka, logLevel } from 'kafkajs';
 import type { mongo } from 'mongoose';
 import { readConfig } from '../../src/config';
@@ -11,11 +11,16 @@ import { type Client, client } from './client';
 /** The encryption keys the registry under test (and, in production, the notifier) holds. */
 export const testKeys = `t1:${randomBytes(32).toString('base64')}`;
 
-/** A provider registry started in-process on the real broker and store, with a token issuer and captured logs. */
+/**
+ * A provider registry started in-process on the real broker and store, behind a real gateway process:
+ * `baseUrl` is the gateway (tokens are the gateway's, issued to clients made through its admin API), so
+ * every request takes the public path; `directUrl` reaches the registry itself.
+ */
 export interface RegistryUnderTest {
   runtime: Runtime;
   baseUrl: string;
-  issuer: TestIssuer;
+  directUrl: string;
+  gateway: GatewayProcess;
   logs: CapturedLogs;
   dbName: string;
   /** A client holding a token of this account and scope. */
@@ -28,7 +33,7 @@ export interface RegistryUnderTest {
 /** Starts the registry with a fresh database; `env` adds or overrides settings. */
 export async function startRegistry(env: Record<string, string> = {}): Promise<RegistryUnderTest> {
   const infra = await testInfra();
-  const issuer = await startTestIssuer();
+  const planned = await planGateway();
   const logs = new CapturedLogs();
   const dbName = freshName('cc_provider_registry');
   const config = {
@@ -39,21 +44,25 @@ export async function startRegistry(env: Record<string, string> = {}): Promise<R
       LOG_LEVEL: 'info',
       CC_ENCRYPTION_KEYS: testKeys,
       SHUTDOWN_DEADLINE_MS: '20000',
-      ...issuer.env,
+      AUTH_JWKS_URL: planned.jwksUrl,
       ...env,
     }),
     PORT: 0, // envalid's port() refuses 0; any free port
   };
   const runtime = await startService(config, { logDestination: logs, exitOnShutdown: false });
-  const baseUrl = runtime.url();
+  const directUrl = runtime.url();
+  const gateway = await planned.start({ PROVIDER_REGISTRY: directUrl }).catch(async (err) => {
+    await runtime.stop();
+    throw err;
+  });
   return {
     runtime,
-    baseUrl,
-    issuer,
+    baseUrl: gateway.url,
+    directUrl,
+    gateway,
     logs,
     dbName,
-    as: async (accountId, scope = 'interactions:write') =>
-      client(baseUrl, await issuer.token({ accountId, scopes: scope })),
+    as: async (accountId, scope = 'interactions:write') => client(gateway.url, await gateway.token(accountId, scope)),
     rawProviders: () => runtime.conn.getClient().db(dbName).collection('providers'),
     stop: async () => {
       await runtime.conn
@@ -61,8 +70,8 @@ export async function startRegistry(env: Record<string, string> = {}): Promise<R
         .db(dbName)
         .dropDatabase()
         .catch(() => undefined);
+      await gateway.stop();
       await runtime.stop();
-      await issuer.close();
     },
   };
 }
