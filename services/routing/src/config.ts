@@ -1,9 +1,62 @@
-import { baseConfigSpec, loadConfig } from '@cc/kit';
+import { authConfigSpec, baseConfigSpec, bool, loadConfig, num, str } from '@cc/kit';
 
-/** The routing service's settings, parsed once at start (exits non-zero naming every bad variable). */
-export const config = loadConfig({
+/** The routing service's settings: every variable, its type, default and meaning. */
+export const configSpec = {
   ...baseConfigSpec('routing', 8081),
-});
+  ...authConfigSpec({ jwksUrl: 'http://127.0.0.1:8080/.well-known/jwks.json' }),
+  KAFKA_GROUP_ID: str({ default: 'routing', desc: 'Consumer group reading cc.provider.v1 (the provider read model)' }),
+  OFFER_TIMEOUT_MS: num({
+    default: 20000,
+    desc: 'How long an offer rings before it times out (counted Unexpected, requeued)',
+  }),
+  REJECT_COOLDOWN_MS: num({
+    default: 10000,
+    desc: 'After an agent rejects an interaction, how long it is not offered to that agent again',
+  }),
+  MISSED_OFFERS_AWAY: num({
+    default: 3,
+    desc: 'Consecutive timed-out offers after which a Ready agent is set Away (0 = never)',
+  }),
+  REQUEST_ID_RETENTION_HOURS: num({
+    default: 48,
+    desc: 'How long Invoke requestIds are remembered for dedupe (at least 24)',
+  }),
+  TRANSFER_PERSONAL_QUEUE_S: num({
+    default: 120,
+    desc: 'After a transfer to an agent, seconds only that agent may take the interaction (then normal routing)',
+  }),
+  ENGINE_TICK_MS: num({ default: 200, desc: 'How often the assignment engine looks for accounts due a routing pass' }),
+  LEASE_MS: num({
+    default: 10000,
+    desc: "Length of an account lease: one instance at a time makes the account's routing decisions",
+  }),
+  SYNC_GRACE_MS: num({
+    default: 3000,
+    desc: 'Age after which an agent not in step with an interaction (a crash between the two writes) is reconciled by the engine',
+  }),
+  RESERVE_GRACE_MS: num({
+    default: 10000,
+    desc: 'Age after which an agent reservation whose offer never reached the interaction is dropped',
+  }),
+  MAX_QUEUED_PER_PASS: num({ default: 1000, desc: 'Queued interactions one routing pass considers (oldest first)' }),
+  INSTANCE_ID: str({
+    default: '',
+    desc: 'Name of this instance in account leases (default: host, pid and a random suffix)',
+  }),
+  OUTBOX_RELAY_INTERVAL_MS: num({
+    default: 2000,
+    desc: 'How often the outbox relay re-sends events still pending after 2 s',
+  }),
+  OUTBOX_EAGER_PUBLISH: bool({
+    default: true,
+    desc: 'Publish events right after each write (false leaves them to the relay loop; for crash tests)',
+  }),
+};
+
+/** Parses the environment once (exits 78 naming every bad variable). */
+export function readConfig(env: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(configSpec, env);
+}
 
 /** The routing service's settings. */
-export type Config = typeof config;
+export type Config = ReturnType<typeof readConfig>;

@@ -52,10 +52,11 @@ async function stopServiceProcess(svc?: ServiceProcess): Promise<void> {
 }
 
 // Acceptance: a token of account A can never read or change account B's data, through the real gateway and two real
-// services (provider-registry; routing joins when its admin API lands), each verifying the token again and scoping every query by its account.
+// services (provider-registry and routing), each verifying the token again and scoping every query by its account.
 describe('tenancy through the gateway and real services', () => {
   let gw: TestGateway;
   let registry: ServiceProcess | undefined;
+  let routing: ServiceProcess | undefined;
   const tokens: Record<'A' | 'B', { write: string; admin: string }> = {
     A: { write: '', admin: '' },
     B: { write: '', admin: '' },
@@ -72,10 +73,14 @@ describe('tenancy through the gateway and real services', () => {
       AUTH_JWKS_URL: `http://127.0.0.1:${gwPort}/.well-known/jwks.json`,
       CC_ENCRYPTION_KEYS: testEncryptionKeys(),
     };
-    registry = await startServiceProcess('provider-registry', { ...common, MONGO_DB: freshName('tenancy_pr') });
+    [registry, routing] = await Promise.all([
+      startServiceProcess('provider-registry', { ...common, MONGO_DB: freshName('tenancy_pr') }),
+      startServiceProcess('routing', { ...common, MONGO_DB: freshName('tenancy_rt') }),
+    ]);
     gw = await startGateway({
       PORT: String(gwPort),
       UPSTREAM_PROVIDER_REGISTRY_URL: registry.url,
+      UPSTREAM_ROUTING_URL: routing.url,
     });
 
     tokens.A.write = await getToken(gw.url, demo.clientId, demo.secret, 'interactions:write');
@@ -98,7 +103,7 @@ describe('tenancy through the gateway and real services', () => {
 
   afterAll(async () => {
     await gw?.stop();
-    await stopServiceProcess(registry);
+    await Promise.all([stopServiceProcess(registry), stopServiceProcess(routing)]);
   });
 
   function api(method: string, path: string, token: string, body?: unknown) {
@@ -138,5 +143,22 @@ describe('tenancy through the gateway and real services', () => {
       permissions: Record<string, boolean>;
     };
     expect(a.permissions.hold).toBe(false);
+  });
+
+  it("routing: B can neither list, change nor delete A's skill", async () => {
+    const skill = 'TenancySkill';
+    const put = await api('PUT', `/admin/skills/${skill}`, tokens.A.admin, { name: skill, description: 'A only' });
+    expect([200, 201]).toContain(put.status);
+
+    const listB = (await (await api('GET', '/admin/skills', tokens.B.admin)).json()) as { items: { name: string }[] };
+    expect(listB.items.map((s) => s.name)).not.toContain(skill);
+    expect((await api('DELETE', `/admin/skills/${skill}`, tokens.B.admin)).status).toBe(404);
+    const putB = await api('PUT', `/admin/skills/${skill}`, tokens.B.admin, { name: skill, description: 'B' });
+    expect(putB.status).toBe(201);
+
+    const listA = (await (await api('GET', '/admin/skills', tokens.A.admin)).json()) as {
+      items: { name: string; description?: string }[];
+    };
+    expect(listA.items.filter((s) => s.name === skill)).toEqual([expect.objectContaining({ description: 'A only' })]);
   });
 });

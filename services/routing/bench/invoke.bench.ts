@@ -1,0 +1,242 @@
+/**
+ * Routing benchmark: Invoke throughput and latency (1-object and 50-object Invocations) and
+ * dispatch-to-offer latency, through a real gateway process in front of a routing service started
+ * in-process on the real stack (BENCH_DIRECT=1: the routing service itself), or through a running
+ * gateway (BENCH_BASE_URL with BENCH_TOKEN_INVOKE / _ADMIN / _AGENT bearer tokens).
+ * Writes bench/results/routing.json and routing.md at the repository root (run by `./cc bench`, or
+ * `pnpm --filter @cc/routing bench`).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { loadConfig } from '@cc/kit';
+import { freshName, startGatewayProcess, startTestIssuer } from '@cc/testing';
+import mongoose from 'mongoose';
+import { configSpec } from '../src/config';
+import { startService } from '../src/service';
+
+const env = process.env;
+const brokers = env.KAFKA_BROKERS ?? '127.0.0.1:9092';
+const mongoUrl = env.MONGO_URL ?? 'mongodb://127.0.0.1:27017';
+const singleCount = Number(env.BENCH_SINGLE ?? 300);
+const batchCount = Number(env.BENCH_BATCHES ?? 20);
+const concurrency = Number(env.BENCH_CONCURRENCY ?? 8);
+const offerSamples = Number(env.BENCH_OFFERS ?? 60);
+
+interface Target {
+  base: string;
+  tokens: (accountId: string) => Promise<{ invoke: string; admin: string; agent: string }>;
+  via: string;
+  close(): Promise<void>;
+}
+
+async function target(): Promise<Target> {
+  if (env.BENCH_BASE_URL) {
+    const tokens = {
+      invoke: env.BENCH_TOKEN_INVOKE ?? '',
+      admin: env.BENCH_TOKEN_ADMIN ?? '',
+      agent: env.BENCH_TOKEN_AGENT ?? '',
+    };
+    return {
+      base: env.BENCH_BASE_URL,
+      tokens: async () => tokens,
+      via: `gateway ${env.BENCH_BASE_URL}`,
+      close: async () => undefined,
+    };
+  }
+  const issuer = await startTestIssuer();
+  const config = loadConfig(configSpec, {
+    PORT: '8081',
+    LOG_LEVEL: 'warn',
+    KAFKA_BROKERS: brokers,
+    MONGO_URL: mongoUrl,
+    MONGO_DB: freshName('cc_routing_bench'),
+    KAFKA_GROUP_ID: freshName('routing_bench'),
+    ENGINE_TICK_MS: '50',
+    ...issuer.env,
+  });
+  const svc = await startService({ ...config, PORT: 0 }, { exitOnShutdown: false });
+  // The gateway checks the bench issuer's tokens as an external OIDC issuer's and proxies to routing.
+  const gateway = env.BENCH_DIRECT ? undefined : await startGatewayProcess({ ROUTING: svc.url() }, issuer.env);
+  return {
+    base: gateway?.url ?? svc.url(),
+    via: gateway ? 'gateway process → routing in-process' : 'routing in-process (no gateway)',
+    tokens: async (accountId) => ({
+      invoke: await issuer.token({ accountId, scopes: 'interactions:write' }),
+      admin: await issuer.token({ accountId, scopes: 'admin' }),
+      agent: await issuer.token({ accountId, scopes: 'agent' }),
+    }),
+    close: async () => {
+      await gateway?.stop();
+      await svc.stop();
+      await issuer.close();
+    },
+  };
+}
+
+async function call(base: string, method: string, path: string, token: string, body?: unknown) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+function stats(latencies: number[], elapsedMs: number, objectsPerRequest: number) {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    objects: latencies.length * objectsPerRequest,
+    requestsPerSecond: Math.round((latencies.length / elapsedMs) * 1000 * 10) / 10,
+    objectsPerSecond: Math.round(((latencies.length * objectsPerRequest) / elapsedMs) * 1000 * 10) / 10,
+    p50Ms: Math.round(percentile(sorted, 50)),
+    p99Ms: Math.round(percentile(sorted, 99)),
+    maxMs: Math.round(sorted.at(-1) ?? 0),
+  };
+}
+
+async function pool(total: number, width: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < total) await task(next++);
+    }),
+  );
+}
+
+async function setupAccount(t: Target, base: string, accountId: string) {
+  const tokens = await t.tokens(accountId);
+  await call(base, 'PUT', '/admin/interaction-plans/Bench%20Plan', tokens.admin, {
+    name: 'Bench Plan',
+    applets: [{ type: 'Queue', name: 'Bench queue' }],
+  });
+  await call(base, 'PUT', '/admin/routes/Bench', tokens.admin, { name: 'Bench', interactionPlan: 'Bench Plan' });
+  return tokens;
+}
+
+async function invokePhase(t: Target, objects: number, count: number) {
+  const accountId = freshName('bench').replace(/_/g, '-');
+  const tokens = await setupAccount(t, t.base, accountId);
+  const latencies: number[] = [];
+  const started = performance.now();
+  await pool(count, concurrency, async (i) => {
+    const requests = Array.from({ length: objects }, (_, j) => ({
+      requestId: `r-${i}-${j}`,
+      externalId: `e-${i}-${j}`,
+      route: 'Bench',
+    }));
+    const t0 = performance.now();
+    await call(t.base, 'POST', '/interactions/Invoke', tokens.invoke, { requests });
+    latencies.push(performance.now() - t0);
+  });
+  return stats(latencies, performance.now() - started, objects);
+}
+
+async function offerPhase(t: Target) {
+  const accountId = freshName('bench').replace(/_/g, '-');
+  const tokens = await setupAccount(t, t.base, accountId);
+  const agents: string[] = [];
+  for (let i = 0; i < 10; i++) {
+    const a = await call(t.base, 'POST', '/admin/agents', tokens.admin, {
+      username: `bench-${i}`,
+      capacity: { calls: 1, semiLive: 1, nonLive: 10 },
+    });
+    await call(t.base, 'PUT', `/agent-desktop/agents/${a.agentId}/presence`, tokens.agent, { presence: 'Ready' });
+    agents.push(a.agentId);
+  }
+  const samples: number[] = [];
+  for (let i = 0; i < offerSamples; i++) {
+    const sent = Date.now();
+    const res = await call(t.base, 'POST', '/interactions/Invoke', tokens.invoke, { requests: [{ route: 'Bench' }] });
+    const interactionId = res.results[0].interactionId;
+    for (let polls = 0; polls < 2000; polls++) {
+      const found = (
+        await Promise.all(agents.map((a) => call(t.base, 'GET', `/agent-desktop/agents/${a}/offers`, tokens.agent)))
+      )
+        .flat()
+        .find((o: { interactionId: string }) => o.interactionId === interactionId);
+      if (found) {
+        samples.push(Date.parse(found.offeredAt) - sent);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    samples: samples.length,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    maxMs: sorted.at(-1) ?? 0,
+  };
+}
+
+/** The store's own single-document insert rate in this run, to judge store-bound numbers against. */
+async function storeRate(): Promise<number> {
+  const conn = await mongoose.createConnection(mongoUrl, { dbName: freshName('cc_routing_bench_raw') }).asPromise();
+  const coll = conn.collection('raw');
+  const n = 200;
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await coll.insertOne({ i, payload: 'x'.repeat(500) });
+  const rate = Math.round((n / (performance.now() - t0)) * 1000);
+  await conn.dropDatabase();
+  await conn.close();
+  return rate;
+}
+
+async function main() {
+  const t = await target();
+  try {
+    const rawInsertsPerSecond = await storeRate();
+    const single = await invokePhase(t, 1, singleCount);
+    const batch50 = await invokePhase(t, 50, batchCount);
+    const dispatchToOffer = await offerPhase(t);
+    const result = {
+      at: new Date().toISOString(),
+      via: t.via,
+      machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+      concurrency,
+      store: { rawInsertsPerSecond },
+      invokeSingleObject: single,
+      invoke50Objects: batch50,
+      dispatchToOffer,
+    };
+    const dir = resolve(__dirname, '../../../bench/results');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(resolve(dir, 'routing.json'), `${JSON.stringify(result, null, 2)}\n`);
+    const md = [
+      `# Routing benchmark (${result.at})`,
+      '',
+      `Target: ${t.via}; ${result.machine.cpus} CPUs, Node ${result.machine.node}; client concurrency ${concurrency}.`,
+      `Store raw single-document inserts in this run: ${rawInsertsPerSecond}/s.`,
+      '',
+      '| measure | requests | objects/s | requests/s | p50 ms | p99 ms | max ms |',
+      '|---|---|---|---|---|---|---|',
+      `| Invoke, 1 object | ${single.requests} | ${single.objectsPerSecond} | ${single.requestsPerSecond} | ${single.p50Ms} | ${single.p99Ms} | ${single.maxMs} |`,
+      `| Invoke, 50 objects | ${batch50.requests} | ${batch50.objectsPerSecond} | ${batch50.requestsPerSecond} | ${batch50.p50Ms} | ${batch50.p99Ms} | ${batch50.maxMs} |`,
+      `| dispatch → offer | ${dispatchToOffer.samples} | | | ${dispatchToOffer.p50Ms} | ${dispatchToOffer.p99Ms} | ${dispatchToOffer.maxMs} |`,
+      '',
+    ].join('\n');
+    writeFileSync(resolve(dir, 'routing.md'), md);
+    process.stdout.write(`${md}\n`);
+  } finally {
+    await t.close();
+  }
+}
+
+main()
+  .then(() => process.exit(0))
+  .catch((err) => {
+    process.stderr.write(`${err?.stack ?? err}\n`);
+    process.exit(1);
+  });

@@ -1,0 +1,41 @@
+import type { Logger } from '@cc/kit';
+import type { EagerPublisher } from '../events/publisher';
+import type { AccountLeaseRepository } from '../store/account-lease.repository';
+import type { AgentRepository } from '../store/agent.repository';
+import type { ConfigRepository } from '../store/config.repository';
+import type { InteractionRepository } from '../store/interaction.repository';
+import type { ProviderRepository } from '../store/provider.repository';
+import type { RequestLogRepository } from '../store/request-log.repository';
+
+/** The routing settings the application layer reads. */
+export interface RoutingSettings {
+  offerTimeoutMs: number;
+  rejectCooldownMs: number;
+  missedOffersAway: number;
+  transferWindowSeconds: number;
+  syncGraceMs: number;
+  reserveGraceMs: number;
+  leaseMs: number;
+  tickMs: number;
+  maxQueuedPerPass: number;
+  instanceId: string;
+}
+
+/** Asks for a routing pass of an account (stored, so whichever instance holds the lease runs it). */
+export interface Waker {
+  wake(accountId: string): Promise<void>;
+}
+
+/** Everything the application services share. */
+export interface RoutingContext {
+  settings: RoutingSettings;
+  logger: Logger;
+  interactions: InteractionRepository;
+  agents: AgentRepository;
+  config: ConfigRepository;
+  providers: ProviderRepository;
+  requests: RequestLogRepository;
+  leases: AccountLeaseRepository;
+  publisher: EagerPublisher;
+  waker: Waker;
+}

@@ -1,0 +1,334 @@
+import { changePresence } from '../domain/agent';
+import { routingError } from '../domain/errors';
+import {
+  accept,
+  agentRelease,
+  endOffer,
+  endWrap,
+  hold,
+  retrieve,
+  type Transition,
+  transferToAgent,
+  transferToRoute,
+} from '../domain/interaction';
+import { allPermitted, assertPermitted } from '../domain/permissions';
+import { iso } from '../domain/time';
+import type { AgentOperation, AgentRecord, EffectivePermissions, InteractionRecord, Presence } from '../domain/types';
+import { toCloudEvents } from '../events/publisher';
+import type { RoutingContext } from './context';
+import type { InteractionActions } from './interaction-actions';
+
+/** An offer as the agent desktop shows it. */
+export function offerView(rec: InteractionRecord) {
+  const offer = rec.offer as NonNullable<InteractionRecord['offer']>;
+  return {
+    offerId: offer.offerId,
+    interactionId: rec.interactionId,
+    interactionType: rec.type,
+    route: rec.route,
+    provider: rec.provider,
+    offeredAt: iso(offer.offeredAt),
+    expiresAt: iso(offer.expiresAt),
+    linkeddata: rec.linkeddata,
+  };
+}
+
+/** An assigned interaction as the agent desktop shows it. */
+export function agentInteractionView(rec: InteractionRecord, permissions: EffectivePermissions) {
+  const agent = rec.agent;
+  const since =
+    rec.state === 'held'
+      ? agent?.heldAt
+      : rec.state === 'wrap'
+        ? agent?.wrapAt
+        : rec.state === 'connected'
+          ? agent?.connectedAt
+          : rec.endedAt;
+  return {
+    interactionId: rec.interactionId,
+    externalId: rec.externalId,
+    provider: rec.provider,
+    state: rec.state,
+    interactionType: rec.type,
+    since: iso(since ?? rec.createdAt),
+    permissions,
+    linkeddata: rec.linkeddata,
+  };
+}
+
+function presenceView(a: AgentRecord) {
+  return {
+    agentId: a.agentId,
+    presence: a.presence,
+    reason: a.presenceReason,
+    eligibleForRouting: a.presence === 'Ready',
+    since: iso(a.presenceSince),
+  };
+}
+
+/** The agent-desktop API: presence, offers and agent actions, each checked against the provider's permissions. */
+export class DesktopService {
+  constructor(
+    private readonly ctx: RoutingContext,
+    private readonly actions: InteractionActions,
+  ) {}
+
+  /** The agent of the path, in the token's account; a token naming an agent may act only as that agent. */
+  async agent(accountId: string, agentId: string, tokenAgentId?: string): Promise<AgentRecord> {
+    if (tokenAgentId !== undefined && tokenAgentId.toLowerCase() !== agentId.toLowerCase()) {
+      throw routingError('AUTH.FORBIDDEN', 'This token may act only as its own agent');
+    }
+    const agent = await this.ctx.agents.get(accountId, agentId);
+    if (!agent) throw routingError('REQUEST.NOT_FOUND', `No agent ${agentId}`);
+    return agent;
+  }
+
+  /** The provider's effective permissions now (or as at dispatch, if the provider was deleted since). */
+  async permissionsOf(rec: InteractionRecord): Promise<EffectivePermissions> {
+    if (rec.provider === null) return allPermitted;
+    const current = await this.ctx.providers.get(rec.accountId, rec.provider);
+    return current?.permissions ?? rec.permissions ?? allPermitted;
+  }
+
+  async getPresence(agent: AgentRecord) {
+    return presenceView(agent);
+  }
+
+  async setPresence(
+    accountId: string,
+    agentId: string,
+    presence: Presence,
+    reason: string | null,
+    traceparent?: string,
+  ) {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const agent = await this.ctx.agents.get(accountId, agentId);
+      if (!agent) throw routingError('REQUEST.NOT_FOUND', `No agent ${agentId}`);
+      const change = changePresence(agent, presence, reason, Date.now());
+      if (change.next === agent) return presenceView(agent);
+      const staged = await this.ctx.agents.save(
+        change.next,
+        agent.version,
+        toCloudEvents(accountId, agentId, change.events, traceparent),
+      );
+      if (staged) {
+        void this.ctx.publisher.soon(this.ctx.agents.outboxModel, agentId, staged);
+        if (change.wake) await this.ctx.waker.wake(accountId);
+        return presenceView(change.next);
+      }
+    }
+    throw routingError('REQUEST.CONFLICT', `Agent ${agentId} is changing too often; try again`);
+  }
+
+  /** The interactions in the agent's work list (read by id: the agent document says which). */
+  private held(
+    agent: AgentRecord,
+    filter: (item: AgentRecord['work'][number]) => boolean,
+  ): Promise<InteractionRecord[]> {
+    return this.ctx.interactions.byIds(
+      agent.accountId,
+      agent.work.filter(filter).map((w) => w.interactionId),
+    );
+  }
+
+  /**
+   * Offers ringing at the agent, from the agent document alone (the reservation keeps what the desktop
+   * shows); only an offer adopted during a repair is read from its interaction.
+   */
+  async offers(agent: AgentRecord) {
+    const now = Date.now();
+    const ringing = agent.work.filter((w) => w.cursor <= 1);
+    const views = ringing
+      .filter((w) => w.offer && w.offer.expiresAt > now)
+      .map((w) => {
+        const o = w.offer as NonNullable<typeof w.offer>;
+        return {
+          offerId: w.offerId,
+          interactionId: w.interactionId,
+          interactionType: w.type,
+          route: o.route,
+          provider: o.provider,
+          offeredAt: iso(o.offeredAt),
+          expiresAt: iso(o.expiresAt),
+          linkeddata: o.linkeddata,
+        };
+      });
+    const adopted = await this.held(agent, (w) => w.cursor <= 1 && !w.offer);
+    return [
+      ...views,
+      ...adopted
+        .filter((r) => r.state === 'offered' && r.offer?.agentId === agent.agentId && r.offer.expiresAt > now)
+        .map(offerView),
+    ];
+  }
+
+  async interactions(agent: AgentRecord) {
+    const recs = (await this.held(agent, (w) => w.cursor > 1)).filter(
+      (r) => ['connected', 'held', 'wrap'].includes(r.state) && r.agent?.agentId === agent.agentId,
+    );
+    return Promise.all(recs.map(async (r) => agentInteractionView(r, await this.permissionsOf(r))));
+  }
+
+  private async offerInteraction(agent: AgentRecord, offerId: string): Promise<InteractionRecord> {
+    const item = agent.work.find((w) => w.offerId === offerId);
+    const rec = item ? await this.ctx.interactions.get(agent.accountId, item.interactionId) : null;
+    if (!rec || rec.offer?.offerId !== offerId)
+      throw routingError('REQUEST.NOT_FOUND', `No offer ${offerId} ringing at agent ${agent.agentId}`);
+    return rec;
+  }
+
+  async accept(agent: AgentRecord, offerId: string, traceparent?: string) {
+    const rec = await this.offerInteraction(agent, offerId);
+    const next = await this.actions.apply(
+      agent.accountId,
+      rec.interactionId,
+      (r) => accept(r, agent.agentId, offerId, Date.now()),
+      {
+        ...opt(traceparent),
+        initial: rec,
+        agent,
+      },
+    );
+    return agentInteractionView(next, await this.permissionsOf(next));
+  }
+
+  async reject(agent: AgentRecord, offerId: string, traceparent?: string): Promise<void> {
+    const rec = await this.offerInteraction(agent, offerId);
+    await this.actions.apply(
+      agent.accountId,
+      rec.interactionId,
+      (r) => endOffer(r, agent.agentId, offerId, Date.now(), 'rejected'),
+      {
+        ...opt(traceparent),
+        initial: rec,
+        agent,
+      },
+    );
+  }
+
+  /** Runs an agent action on one of the agent's interactions, after the provider's permission check. */
+  private async act(
+    accountId: string,
+    agentId: string,
+    interactionId: string,
+    operation: AgentOperation | null,
+    change: (rec: InteractionRecord) => Transition,
+    traceparent?: string,
+  ) {
+    const notFound = `No interaction ${interactionId} assigned to agent ${agentId}`;
+    const current = await this.ctx.interactions.get(accountId, interactionId);
+    if (!current || current.agent?.agentId !== agentId) throw routingError('REQUEST.NOT_FOUND', notFound);
+    const permissions = await this.permissionsOf(current);
+    if (operation) assertPermitted(current.provider, permissions, operation);
+    const next = await this.actions.apply(
+      accountId,
+      interactionId,
+      (r) => {
+        if (r.agent?.agentId !== agentId) throw routingError('REQUEST.NOT_FOUND', notFound);
+        return change(r);
+      },
+      { notFound, initial: current, ...opt(traceparent) },
+    );
+    return agentInteractionView(next, permissions);
+  }
+
+  hold(accountId: string, agentId: string, interactionId: string, traceparent?: string) {
+    return this.act(accountId, agentId, interactionId, 'hold', (r) => hold(r, agentId, Date.now()), traceparent);
+  }
+
+  retrieve(accountId: string, agentId: string, interactionId: string, traceparent?: string) {
+    return this.act(
+      accountId,
+      agentId,
+      interactionId,
+      'retrieve',
+      (r) => retrieve(r, agentId, Date.now()),
+      traceparent,
+    );
+  }
+
+  release(accountId: string, agentId: string, interactionId: string, traceparent?: string) {
+    return this.act(
+      accountId,
+      agentId,
+      interactionId,
+      'release',
+      (r) => agentRelease(r, agentId, Date.now()),
+      traceparent,
+    );
+  }
+
+  async endWrap(accountId: string, agentId: string, interactionId: string, traceparent?: string): Promise<void> {
+    await this.act(accountId, agentId, interactionId, null, (r) => endWrap(r, agentId, Date.now()), traceparent);
+  }
+
+  /** Transfer to an agent (by username, case-insensitive) or to a route. */
+  async transfer(
+    accountId: string,
+    agentId: string,
+    interactionId: string,
+    target: { agent?: string; route?: string },
+    traceparent?: string,
+  ): Promise<void> {
+    if (target.agent !== undefined) {
+      const to = await this.ctx.agents.byUsername(accountId, target.agent);
+      const check = async (rec: InteractionRecord) => {
+        assertPermitted(rec.provider, await this.permissionsOf(rec), 'transferToAgent');
+        if (!to)
+          throw routingError('AGENT.UNKNOWN_TARGET', `No agent named ${target.agent}`, [
+            { pointer: '/agent', message: `agent ${target.agent} does not exist` },
+          ]);
+        if (to.presence === 'LoggedOut')
+          throw routingError('AGENT.INVALID_STATE', `Agent ${to.username} is logged out`);
+      };
+      await this.checked(accountId, agentId, interactionId, check);
+      const window = this.ctx.settings.transferWindowSeconds;
+      const dest = to as AgentRecord;
+      await this.act(
+        accountId,
+        agentId,
+        interactionId,
+        'transferToAgent',
+        (r) => transferToAgent(r, agentId, { agentId: dest.agentId, username: dest.username }, Date.now(), window),
+        traceparent,
+      );
+      return;
+    }
+    const routeName = target.route as string;
+    const route = await this.ctx.config.getRoute(accountId, routeName);
+    const plan = route ? await this.ctx.config.getPlan(accountId, route.interactionPlan) : null;
+    await this.checked(accountId, agentId, interactionId, async (rec) => {
+      assertPermitted(rec.provider, await this.permissionsOf(rec), 'transferToRoute');
+      if (!route || !plan)
+        throw routingError('ROUTING.UNKNOWN_ROUTE', `Route ${routeName} does not exist`, [
+          { pointer: '/route', message: `route ${routeName} does not exist` },
+        ]);
+    });
+    const located = { name: (route as NonNullable<typeof route>).name, plan: plan as NonNullable<typeof plan> };
+    await this.act(
+      accountId,
+      agentId,
+      interactionId,
+      'transferToRoute',
+      (r) => transferToRoute(r, agentId, located, Date.now()),
+      traceparent,
+    );
+  }
+
+  /** Permission first, then the target: a provider that forbids transfers is told so whatever the target. */
+  private async checked(
+    accountId: string,
+    agentId: string,
+    interactionId: string,
+    check: (rec: InteractionRecord) => Promise<void>,
+  ) {
+    const rec = await this.ctx.interactions.get(accountId, interactionId);
+    if (!rec || rec.agent?.agentId !== agentId)
+      throw routingError('REQUEST.NOT_FOUND', `No interaction ${interactionId} assigned to agent ${agentId}`);
+    await check(rec);
+  }
+}
+
+function opt(traceparent?: string) {
+  return traceparent ? { traceparent } : {};
+}

@@ -1,0 +1,325 @@
+import { randomUUID } from 'node:crypto';
+import { outboxEntries } from '@cc/bus';
+import type { InvokeResult } from '@cc/contracts';
+import type { FieldError } from '@cc/kit';
+import { routingError } from '../domain/errors';
+import { apiRelease, createInteraction, releaseKey } from '../domain/interaction';
+import {
+  assertExternalIdsFree,
+  type DedupePlan,
+  type NormalizedRequest,
+  normalizeInvocation,
+  planDedupe,
+  type RawInteraction,
+  type StoredOutcome,
+} from '../domain/invocation';
+import { nameKey } from '../domain/names';
+import type { InteractionRecord, Plan } from '../domain/types';
+import { toCloudEvents } from '../events/publisher';
+import { interactionTopic } from '../events/topics';
+import type { RouteDef } from '../store/config.repository';
+import type { ProviderInfo } from '../store/provider.repository';
+import type { RoutingContext } from './context';
+import type { InteractionActions } from './interaction-actions';
+
+/** One result of POST /interactions/Invoke, in request order (the contracts' type). */
+export type { InvokeResult };
+
+interface Located {
+  route: RouteDef;
+  plan: Plan;
+}
+
+/**
+ * POST /interactions/Invoke: everything is checked before anything is processed (provider, routes,
+ * plans, skills, requestId conflicts, externalIds in use); then dispatches are inserted (each with its
+ * plan run and events in one document) and releases applied, in request order.
+ */
+export class InvokeService {
+  constructor(
+    private readonly ctx: RoutingContext,
+    private readonly actions: InteractionActions,
+  ) {}
+
+  async invoke(
+    accountId: string,
+    body: { provider?: string; requests: RawInteraction[] },
+    traceparent?: string,
+  ): Promise<InvokeResult[]> {
+    const { provider: providerName, requests } = normalizeInvocation(body);
+    const provider = await this.provider(accountId, providerName);
+    const located = await this.locate(accountId, requests);
+    const requestIds = [...new Set(requests.flatMap((r) => (r.requestId === null ? [] : [r.requestId])))];
+    const stored = await this.ctx.requests.find(accountId, requestIds);
+    const plan = planDedupe(requests, stored);
+    const keyOf = (externalId: string) => releaseKey(providerName, externalId);
+    const dispatchKeys = requests.filter((r) => r.externalId !== null).map((r) => keyOf(r.externalId as string));
+    const live = await this.ctx.interactions.liveKeys(accountId, dispatchKeys);
+    assertExternalIdsFree(requests, plan, new Set(live.keys()), keyOf);
+
+    // Pre-assign interaction ids so a claim records them (a retry after a crash resumes with the same id).
+    const claims = new Map<number, StoredOutcome>();
+    for (const r of requests) {
+      const p = plan[r.index] as DedupePlan;
+      if (p.kind !== 'process') continue;
+      const interactionId = p.resume?.interactionId ?? (r.action === 'dispatch' ? randomUUID() : null);
+      claims.set(r.index, {
+        requestId: r.requestId ?? '',
+        hash: r.hash,
+        status: 'pending',
+        action: r.action,
+        externalId: r.externalId,
+        interactionId,
+        outcome: null,
+      });
+    }
+    const fresh = [...claims.entries()].filter(([i]) => {
+      const r = requests[i] as NormalizedRequest;
+      return r.requestId !== null && (plan[i] as { resume: StoredOutcome | null }).resume === null;
+    });
+    const taken = await this.ctx.requests.claim(
+      accountId,
+      fresh.map(([, c]) => c),
+    );
+    if (taken.size)
+      await this.raced(
+        accountId,
+        requests,
+        taken,
+        fresh.map(([, c]) => c.requestId),
+      );
+
+    const results: (InvokeResult | undefined)[] = new Array(requests.length);
+    const now = Date.now();
+    let batch: { rec: InteractionRecord; events: ReturnType<typeof toCloudEvents>; index: number }[] = [];
+    const flush = async () => {
+      if (!batch.length) return;
+      // Claim the externalIds first, so a live interaction is always found by its release key.
+      await this.ctx.interactions.claimKeys(
+        accountId,
+        batch.flatMap((b) =>
+          b.rec.externalId !== null && b.rec.state !== 'ended'
+            ? [{ key: b.rec.liveKey, interactionId: b.rec.interactionId }]
+            : [],
+        ),
+      );
+      const duplicates = await this.ctx.interactions.insertMany(batch.map((b) => ({ rec: b.rec, events: b.events })));
+      for (const b of batch) {
+        if (!duplicates.has(b.rec.interactionId)) {
+          const entries = outboxEntries(interactionTopic, b.events);
+          void this.ctx.publisher.soon(this.ctx.interactions.outboxModel, b.rec.interactionId, {
+            entries,
+            seq: entries.length,
+          });
+        }
+        results[b.index] = this.result(
+          requests[b.index] as NormalizedRequest,
+          b.rec.interactionId,
+          b.rec.state === 'ended' ? 'released' : 'queued',
+        );
+      }
+      batch = [];
+    };
+    for (const r of requests) {
+      const claim = claims.get(r.index);
+      if (!claim) continue;
+      if (r.action === 'dispatch') {
+        const where = located.get(r.index) as Located;
+        const t = createInteraction({
+          interactionId: claim.interactionId as string,
+          conversationId: randomUUID(),
+          accountId,
+          requestId: r.requestId,
+          externalId: r.externalId,
+          provider: provider ? { name: provider.name, permissions: provider.permissions } : null,
+          route: where.route.name,
+          plan: where.plan,
+          type: r.type,
+          linkeddata: r.linkeddata,
+          skills: r.skills,
+          personalQueue: r.personalQueue,
+          now,
+        });
+        batch.push({
+          rec: t.next,
+          events: toCloudEvents(accountId, t.next.interactionId, t.events, traceparent),
+          index: r.index,
+        });
+      } else {
+        await flush();
+        results[r.index] = await this.release(
+          accountId,
+          r,
+          providerName,
+          live.get(keyOf(r.externalId as string)),
+          traceparent,
+        );
+      }
+    }
+    await flush();
+
+    const done: StoredOutcome[] = [];
+    for (const [i, claim] of claims) {
+      const res = results[i] as InvokeResult;
+      if ((requests[i] as NormalizedRequest).requestId !== null)
+        done.push({ ...claim, status: 'done', interactionId: res.interactionId, outcome: res.outcome });
+    }
+    await this.ctx.requests.complete(accountId, done);
+    if (results.some((r) => r?.outcome === 'queued')) await this.ctx.waker.wake(accountId);
+
+    return requests.map((r) => {
+      const p = plan[r.index] as DedupePlan;
+      if (p.kind === 'process') return results[r.index] as InvokeResult;
+      if (p.kind === 'same-as') return { ...(results[p.index] as InvokeResult), index: r.index, duplicate: true };
+      return {
+        index: r.index,
+        action: p.stored.action,
+        requestId: r.requestId,
+        externalId: p.stored.externalId,
+        interactionId: p.stored.interactionId,
+        outcome: p.stored.outcome ?? 'not-found',
+        duplicate: true,
+      };
+    });
+  }
+
+  private result(r: NormalizedRequest, interactionId: string | null, outcome: InvokeResult['outcome']): InvokeResult {
+    return {
+      index: r.index,
+      action: r.action,
+      requestId: r.requestId,
+      externalId: r.externalId,
+      interactionId,
+      outcome,
+      duplicate: false,
+    };
+  }
+
+  /** The named provider must be registered (read model of cc.provider.v1) and not deleted. */
+  private async provider(accountId: string, name: string | null): Promise<ProviderInfo | null> {
+    if (name === null) return null;
+    const provider = await this.ctx.providers.get(accountId, name);
+    if (!provider) {
+      throw routingError(
+        'INVOKE.UNKNOWN_PROVIDER',
+        `Provider ${name} is not registered; register it with POST /interactions/Register`,
+        [{ pointer: '/provider', message: `provider ${name} is not registered` }],
+      );
+    }
+    return provider;
+  }
+
+  /** Locates every dispatch's route, its plan and skills; one 422 lists every unknown name. */
+  private async locate(accountId: string, requests: NormalizedRequest[]): Promise<Map<number, Located>> {
+    const dispatches = requests.filter((r) => r.action === 'dispatch');
+    const out = new Map<number, Located>();
+    if (!dispatches.length) return out;
+    const routes = await this.ctx.config.routesByKeys(
+      accountId,
+      dispatches.map((r) => r.route as string),
+    );
+    const plans = await this.ctx.config.plansByKeys(
+      accountId,
+      [...routes.values()].map((r) => r.interactionPlan),
+    );
+    const needsSkills = dispatches.some((r) => r.skills.length);
+    const skills = needsSkills ? await this.ctx.config.skillNames(accountId) : new Map<string, string>();
+    const routeErrors: FieldError[] = [];
+    const skillErrors: FieldError[] = [];
+    for (const r of dispatches) {
+      const route = routes.get(nameKey(r.route as string));
+      const plan = route ? plans.get(nameKey(route.interactionPlan)) : undefined;
+      if (!route) routeErrors.push({ pointer: r.pointers.route, message: `route ${r.route} does not exist` });
+      else if (!plan)
+        routeErrors.push({
+          pointer: r.pointers.route,
+          message: `route ${route.name} points at interaction plan ${route.interactionPlan}, which does not exist`,
+        });
+      r.skills.forEach((s, j) => {
+        const canonical = skills.get(nameKey(s.name));
+        if (canonical === undefined)
+          skillErrors.push({
+            pointer: `/requests/${r.index}/routingdata/skills/${j}/name`,
+            message: `skill ${s.name} is not configured`,
+          });
+        else s.name = canonical;
+      });
+      if (route && plan) out.set(r.index, { route, plan });
+    }
+    if (routeErrors.length) {
+      const first = routeErrors[0] as FieldError;
+      throw routingError(
+        'ROUTING.UNKNOWN_ROUTE',
+        routeErrors.length === 1
+          ? first.message.replace(/^route/, 'Route')
+          : `${routeErrors.length} routes cannot be located`,
+        [...routeErrors, ...skillErrors],
+      );
+    }
+    if (skillErrors.length)
+      throw routingError('ROUTING.UNKNOWN_SKILL', `${skillErrors.length} skill(s) are not configured`, skillErrors);
+    return out;
+  }
+
+  /**
+   * Another request claimed some of our requestIds between our check and our claim: same body → we
+   * are the duplicate (simplest honest answer is a retryable conflict); different body → 409. Either
+   * way nothing of ours was processed, so our own claims are withdrawn.
+   */
+  private async raced(
+    accountId: string,
+    requests: NormalizedRequest[],
+    taken: Set<string>,
+    ours: string[],
+  ): Promise<never> {
+    await this.ctx.requests.unclaim(
+      accountId,
+      ours.filter((id) => !taken.has(id)),
+    );
+    const errors = requests
+      .filter((r) => r.requestId !== null && taken.has(r.requestId))
+      .map((r) => ({
+        pointer: r.pointers.requestId,
+        message: `requestId ${r.requestId} is being processed by a concurrent request`,
+      }));
+    throw routingError(
+      'INVOKE.REQUEST_ID_CONFLICT',
+      'A concurrent request is processing the same requestId; retry to get its outcome',
+      errors,
+    );
+  }
+
+  /**
+   * Release by externalId, for the provider the interaction was dispatched with (`target`: the live
+   * interaction under that key when the Invocation was checked; one dispatched earlier in the same
+   * Invocation is looked up again).
+   */
+  private async release(
+    accountId: string,
+    r: NormalizedRequest,
+    provider: string | null,
+    target: string | undefined,
+    traceparent?: string,
+  ): Promise<InvokeResult> {
+    const key = releaseKey(provider, r.externalId as string);
+    const interactionId = target ?? (await this.ctx.interactions.liveKeys(accountId, [key])).get(key);
+    if (!interactionId) return this.result(r, null, 'not-found');
+    let released = false;
+    try {
+      await this.actions.apply(
+        accountId,
+        interactionId,
+        (cur) => {
+          // Decided afresh on every attempt; only the attempt that was written counts.
+          released = cur.state !== 'ended' && cur.liveKey === key;
+          return released ? apiRelease(cur, Date.now()) : { next: cur, events: [] };
+        },
+        traceparent ? { traceparent } : {},
+      );
+      return released ? this.result(r, interactionId, 'released') : this.result(r, null, 'not-found');
+    } catch (err) {
+      if ((err as { code?: string }).code === 'REQUEST.NOT_FOUND') return this.result(r, null, 'not-found');
+      throw err;
+    }
+  }
+}

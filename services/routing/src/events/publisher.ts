@@ -1,0 +1,92 @@
+import {
+  type CloudEvent,
+  type EventProducer,
+  newEvent,
+  type OutboxEntry,
+  type OutboxModel,
+  type OutboxRelay,
+} from '@cc/bus';
+import type { Logger } from '@cc/kit';
+import type { DomainEvent } from '../domain/types';
+
+/** The CloudEvents `source` of every routing event. */
+export const eventSource = '/cc/routing';
+
+/** Wraps domain events of one aggregate into CloudEvents (time = the event's exact instant). */
+export function toCloudEvents(
+  accountId: string,
+  subject: string,
+  events: DomainEvent[],
+  traceparent?: string,
+): CloudEvent[] {
+  return events.map((e) =>
+    newEvent({
+      source: eventSource,
+      type: e.type,
+      subject,
+      accountId,
+      data: e.data,
+      time: new Date(e.at),
+      ...(traceparent ? { traceparent } : {}),
+    }),
+  );
+}
+
+/** What a write left pending in a document's outbox (returned by the write itself, so no re-read). */
+export interface Staged {
+  entries: OutboxEntry[];
+  seq: number;
+}
+
+/**
+ * Eager publishing after an outbox write, serialised per document so two quick writes of one
+ * aggregate are sent in order; whatever fails here is re-sent by the relay loop.
+ */
+export class EagerPublisher {
+  private readonly chains = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly relay: OutboxRelay,
+    private readonly producer: EventProducer,
+    private readonly logger: Logger,
+    private readonly enabled: boolean,
+  ) {}
+
+  /**
+   * Schedules the publication of what is pending on the document; never throws. With `staged` (the
+   * outbox as the write returned it) the entries are sent and cleared without reading the document
+   * again; if more was staged meanwhile, the relay's flush sends the rest.
+   */
+  soon(model: OutboxModel, id: string, staged?: Staged | null): Promise<void> {
+    if (!this.enabled) return Promise.resolve();
+    const key = `${model.collection.name}:${id}`;
+    const previous = this.chains.get(key) ?? Promise.resolve();
+    const next = previous
+      .then(() => (staged ? this.publishStaged(model, id, staged) : this.relay.flushSoon(model, id)))
+      .catch((err) => this.logger.warn({ err: (err as Error).message, id }, 'eager publish failed'));
+    this.chains.set(key, next);
+    void next.finally(() => {
+      if (this.chains.get(key) === next) this.chains.delete(key);
+    });
+    return next;
+  }
+
+  private async publishStaged(model: OutboxModel, id: string, staged: Staged): Promise<void> {
+    let i = 0;
+    const { entries } = staged;
+    // Consecutive entries of one topic go in one send, keeping the document's order.
+    while (i < entries.length) {
+      const topic = entries[i]?.topic as string;
+      const run: CloudEvent[] = [];
+      for (; i < entries.length && entries[i]?.topic === topic; i++) run.push((entries[i] as OutboxEntry).event);
+      await this.producer.publish(topic, run);
+    }
+    const cleared = await model.updateOne({ _id: id, outboxSeq: staged.seq }, { $set: { outbox: [] } });
+    if (cleared.matchedCount !== 1) await this.relay.flushSoon(model, id);
+  }
+
+  /** Waits for every scheduled publication (shutdown). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.chains.values()]);
+  }
+}

@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { OutboxRelay } from '@cc/bus';
+import { eventSchemas } from '@cc/contracts';
+import { type Runtime, startRuntime } from '@cc/runtime';
+import type { Connection } from 'mongoose';
+import { AdminService } from './app/admin.service';
+import { AgentSync } from './app/agent-sync';
+import { AssignmentEngine } from './app/assignment-engine';
+import type { RoutingContext } from './app/context';
+import { DesktopService } from './app/desktop.service';
+import { InteractionActions } from './app/interaction-actions';
+import { InvokeService } from './app/invoke.service';
+import type { Config } from './config';
+import './domain/errors';
+import { providerEventHandler } from './events/provider.consumer';
+import { EagerPublisher } from './events/publisher';
+import { producedTopics, providerTopic } from './events/topics';
+import { verifierFor } from './http/auth';
+import { mountRoutes } from './http/routes';
+import { AccountLeaseRepository } from './store/account-lease.repository';
+import { AgentRepository } from './store/agent.repository';
+import { ConfigRepository } from './store/config.repository';
+import { InteractionRepository } from './store/interaction.repository';
+import { createModels } from './store/models';
+import { ProviderRepository } from './store/provider.repository';
+import { RequestLogRepository } from './store/request-log.repository';
+
+/** A started routing service: the runtime plus the engine (tests drive passes and read leases). */
+export interface RoutingService extends Runtime {
+  engine: AssignmentEngine;
+  context: RoutingContext;
+}
+
+/**
+ * Starts routing: store and Kafka, the provider read-model consumer, the outbox relay, the assignment
+ * engine, then HTTP. Tests call it in-process with `PORT: 0` and a fresh `MONGO_DB`.
+ */
+export async function startService(
+  config: Config,
+  opts: {
+    logDestination?: NodeJS.WritableStream;
+    exitOnShutdown?: boolean;
+  } = {},
+): Promise<RoutingService> {
+  if (config.REQUEST_ID_RETENTION_HOURS < 24) throw new Error('REQUEST_ID_RETENTION_HOURS must be at least 24');
+  const runtime = await startRuntime({
+    name: 'routing',
+    config,
+    eventSchemas,
+    ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
+    ...(opts.exitOnShutdown !== undefined ? { exitOnShutdown: opts.exitOnShutdown } : {}),
+  });
+  await runtime.ensureTopics(producedTopics);
+  const models = createModels(runtime.conn);
+  await runtime.useModels([
+    models.interactions,
+    models.archive,
+    models.decisions,
+    models.externalIds,
+    models.agents,
+    models.skills,
+    models.routes,
+    models.plans,
+    models.providers,
+    models.requests,
+    models.accounts,
+  ]);
+  // Our own relay rather than the runtime's (which polls every second): a relay pass scans the outbox
+  // collections, a full read on the portable store, so its interval is a setting.
+  const relay = new OutboxRelay({
+    models: [models.interactionOutbox, models.agentOutbox],
+    producer: runtime.producer,
+    logger: runtime.logger.child({ component: 'outbox' }),
+    metrics: runtime.metrics,
+    intervalMs: config.OUTBOX_RELAY_INTERVAL_MS,
+  });
+  relay.start();
+  const logger = runtime.logger;
+  const instanceId = config.INSTANCE_ID || `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const providers = new ProviderRepository(models);
+  const context: RoutingContext = {
+    settings: {
+      offerTimeoutMs: config.OFFER_TIMEOUT_MS,
+      rejectCooldownMs: config.REJECT_COOLDOWN_MS,
+      missedOffersAway: config.MISSED_OFFERS_AWAY,
+      transferWindowSeconds: config.TRANSFER_PERSONAL_QUEUE_S,
+      syncGraceMs: config.SYNC_GRACE_MS,
+      reserveGraceMs: config.RESERVE_GRACE_MS,
+      leaseMs: config.LEASE_MS,
+      tickMs: config.ENGINE_TICK_MS,
+      maxQueuedPerPass: config.MAX_QUEUED_PER_PASS,
+      instanceId,
+    },
+    logger: logger.child({ component: 'routing' }),
+    interactions: new InteractionRepository(models),
+    agents: new AgentRepository(models),
+    config: new ConfigRepository(models),
+    providers,
+    requests: new RequestLogRepository(models, config.REQUEST_ID_RETENTION_HOURS * 3_600_000),
+    leases: new AccountLeaseRepository(models),
+    publisher: new EagerPublisher(
+      relay,
+      runtime.producer,
+      logger.child({ component: 'publisher' }),
+      config.OUTBOX_EAGER_PUBLISH,
+    ),
+    waker: { wake: async () => undefined },
+  };
+  const sync = new AgentSync(context);
+  const actions = new InteractionActions(context, sync);
+  const engine = new AssignmentEngine(context, sync, actions);
+  context.waker = engine;
+
+  await runtime.consume({
+    groupId: config.KAFKA_GROUP_ID,
+    topics: [providerTopic],
+    handler: providerEventHandler(providers),
+  });
+  engine.start();
+  runtime.onShutdown('assignment engine', () => engine.stop());
+  runtime.onShutdown('eager publisher', () => context.publisher.drain());
+  runtime.onShutdown('outbox relay', () => relay.stop());
+
+  await runtime.listen((app) =>
+    mountRoutes(app, {
+      verify: verifierFor(config),
+      invoke: new InvokeService(context, actions),
+      admin: new AdminService(context),
+      desktop: new DesktopService(context, actions),
+    }),
+  );
+  logger.info({ instanceId }, 'routing engine started');
+  return Object.assign(runtime, { engine, context });
+}

@@ -1,0 +1,73 @@
+import { isDuplicateKey } from './errors';
+import type { Models } from './models';
+
+// biome-ignore lint/suspicious/noExplicitAny: lean documents
+type Doc = Record<string, any>;
+
+/** "Never" for `wakeAt`: nothing time-driven is pending for the account. */
+export const never = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Per-account engine documents: `wakeAt` says when routing must next run for the account (0 after a
+ * change, or the next deadline), and a lease (`owner`, `leaseUntil`) says which instance runs it.
+ * Every operation is an `_id` lookup or a conditional update by `_id` (cheap on any store).
+ */
+export class AccountLeaseRepository {
+  constructor(private readonly models: Models) {}
+
+  /**
+   * Asks for a routing pass for the account as soon as possible. Cheap when already due: the update
+   * matches only if `wakeAt` is in the future; a missing document is created due.
+   */
+  async wake(accountId: string): Promise<void> {
+    const res = await this.models.accounts.updateOne({ _id: accountId, wakeAt: { $gt: 0 } }, { $set: { wakeAt: 0 } });
+    if (res.matchedCount === 1) return;
+    try {
+      await this.models.accounts.updateOne(
+        { _id: accountId },
+        { $setOnInsert: { wakeAt: 0, owner: null, leaseUntil: 0 } },
+        { upsert: true },
+      );
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+
+  /** Accounts whose next pass is due. */
+  async due(now: number, limit: number): Promise<string[]> {
+    const docs = await this.models.accounts
+      .find({ wakeAt: { $lte: now } }, { _id: 1 })
+      .limit(limit)
+      .lean<Doc[]>();
+    return docs.map((d) => d._id as string);
+  }
+
+  /**
+   * Takes or renews the account's lease and starts a pass, in one conditional update: it succeeds only
+   * if the lease is free (expired) or already ours. `wakeAt` becomes `mark` (the lease end, so a pass
+   * that dies is retried); a wake during the pass sets it back to 0, which {@link settle} then keeps.
+   */
+  async acquire(accountId: string, owner: string, now: number, leaseMs: number, mark?: number): Promise<boolean> {
+    const res = await this.models.accounts.updateOne(
+      { _id: accountId, $or: [{ leaseUntil: { $lt: now } }, { owner }] },
+      { $set: { owner, leaseUntil: now + leaseMs, ...(mark !== undefined ? { wakeAt: mark } : {}) } },
+    );
+    return res.matchedCount === 1;
+  }
+
+  /** Records the next wake after a pass, unless someone woke the account during the pass. */
+  async settle(accountId: string, owner: string, mark: number, nextWakeAt: number): Promise<void> {
+    await this.models.accounts.updateOne({ _id: accountId, owner, wakeAt: mark }, { $set: { wakeAt: nextWakeAt } });
+  }
+
+  /** Gives up every lease this instance holds (graceful shutdown: another instance takes over at once). */
+  async releaseAll(owner: string): Promise<void> {
+    await this.models.accounts.updateMany({ owner }, { $set: { leaseUntil: 0, owner: null, wakeAt: 0 } });
+  }
+
+  /** The current lease holder of an account (tests, diagnostics). */
+  async holder(accountId: string): Promise<{ owner: string | null; leaseUntil: number } | null> {
+    const d = await this.models.accounts.findOne({ _id: accountId }).lean<Doc>();
+    return d ? { owner: d.owner ?? null, leaseUntil: d.leaseUntil ?? 0 } : null;
+  }
+}

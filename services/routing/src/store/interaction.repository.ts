@@ -1,0 +1,270 @@
+import { randomUUID } from 'node:crypto';
+import { type CloudEvent, outboxEntries, withEvents } from '@cc/bus';
+import { releaseKey } from '../domain/interaction';
+import type { Decision, InteractionRecord } from '../domain/types';
+import type { Staged } from '../events/publisher';
+import { interactionTopic } from '../events/topics';
+import { duplicateIndexes, isDuplicateKey } from './errors';
+import type { Models } from './models';
+
+// biome-ignore lint/suspicious/noExplicitAny: lean documents
+type Doc = Record<string, any>;
+
+const mutable = [
+  'route',
+  'plan',
+  'dataSources',
+  'skills',
+  'personalQueue',
+  'recording',
+  'state',
+  'queuedAt',
+  'queue',
+  'offer',
+  'agent',
+  'legs',
+  'offerAttempts',
+  'unexpectedOffers',
+  'lastDecisionSig',
+  'endedAt',
+  'liveKey',
+  'syncAgents',
+  'seq',
+  'version',
+] as const;
+
+function toRecord(doc: Doc): InteractionRecord {
+  const { _id, outbox: _o, outboxSeq: _s, updatedAt: _u, decisionCount: _c, decisions: _d, ...rest } = doc;
+  return {
+    ...(rest as Omit<InteractionRecord, 'interactionId' | 'decisions'>),
+    decisions: [],
+    interactionId: _id as string,
+  };
+}
+
+/** A live interaction as the engine scans it, with when it last changed (for repairs). */
+export interface LiveInteraction {
+  rec: InteractionRecord;
+  updatedAt: number;
+  /** Decisions in its trace so far. */
+  decisionCount: number;
+}
+
+/**
+ * Interactions of one account at a time: the aggregate and its outbox in one document.
+ *
+ * The portable store answers only `_id` equality from an index (FerretDB 1.x scans the collection for
+ * any other filter, `$in` on `_id` included), so hot paths read by `_id`, and the collection is kept to
+ * live interactions: ended ones move to `interaction_archive` once their events are out.
+ */
+export class InteractionRepository {
+  constructor(private readonly models: Models) {}
+
+  /** The model the outbox relay and eager publisher read (unscoped outbox columns). */
+  get outboxModel() {
+    return this.models.interactionOutbox;
+  }
+
+  /**
+   * Inserts new interactions with their staged events. Returns the ids refused as duplicates: an id
+   * that already exists (a resumed Invoke) or a live externalId taken meanwhile by another request.
+   */
+  async insertMany(items: { rec: InteractionRecord; events: CloudEvent[] }[]): Promise<Set<string>> {
+    // (The inserted outbox is exactly the events given: callers publish them as staged, seq = count.)
+    if (!items.length) return new Set();
+    const now = Date.now();
+    const docs = items.map(({ rec, events }) => {
+      const { interactionId, ...rest } = rec;
+      return {
+        _id: interactionId,
+        ...rest,
+        updatedAt: now,
+        decisionCount: 0,
+        outbox: outboxEntries(interactionTopic, events),
+        outboxSeq: events.length,
+      };
+    });
+    try {
+      await this.models.interactions.collection.insertMany(docs as never[], { ordered: false });
+      return new Set();
+    } catch (err) {
+      return new Set(duplicateIndexes(err).map((i) => docs[i]?._id as string));
+    }
+  }
+
+  /** One live interaction of the account (without its trace), or null. */
+  async get(accountId: string, interactionId: string): Promise<InteractionRecord | null> {
+    const doc = await this.models.interactions.findOne({ accountId, _id: interactionId }, { outbox: 0 }).lean<Doc>();
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** One interaction with its routing trace (decisions in the order taken), live or archived, or null. */
+  async getWithTrace(accountId: string, interactionId: string): Promise<InteractionRecord | null> {
+    const doc =
+      (await this.models.interactions.findOne({ accountId, _id: interactionId }, { outbox: 0 }).lean<Doc>()) ??
+      (await this.models.archive.findOne({ accountId, _id: interactionId }).lean<Doc>());
+    if (!doc) return null;
+    const decisions = await this.models.decisions
+      .find({ accountId, interactionId })
+      .sort({ at: 1, _id: 1 })
+      .lean<Doc[]>();
+    return { ...toRecord(doc), decisions: decisions.map((d) => d.decision as Decision) };
+  }
+
+  /** Several interactions by id (one `_id` lookup each, in parallel). */
+  async byIds(accountId: string, ids: string[]): Promise<InteractionRecord[]> {
+    const recs = await Promise.all([...new Set(ids)].map((id) => this.get(accountId, id)));
+    return recs.filter((r): r is InteractionRecord => r !== null);
+  }
+
+  /**
+   * The live interactions under release keys (provider + externalId): key → interaction id. Read by
+   * `_id` from the externalId claims, each checked against its interaction (a claim left behind by a
+   * crash names an interaction that is gone, ended or holds another key).
+   */
+  async liveKeys(accountId: string, keys: string[]): Promise<Map<string, string>> {
+    const found = await Promise.all(
+      [...new Set(keys)].map(async (key) => {
+        const claim = await this.models.externalIds.findOne({ accountId, _id: `${accountId}:${key}` }).lean<Doc>();
+        if (!claim) return null;
+        const doc = await this.models.interactions
+          .findOne({ accountId, _id: claim.interactionId }, { liveKey: 1 })
+          .lean<Doc>();
+        return doc?.liveKey === key ? ([key, doc._id as string] as const) : null;
+      }),
+    );
+    return new Map(found.filter((f): f is readonly [string, string] => f !== null));
+  }
+
+  /** Records the externalId claims of interactions about to be inserted (before the insert). */
+  async claimKeys(accountId: string, claims: { key: string; interactionId: string }[]): Promise<void> {
+    if (!claims.length) return;
+    const now = Date.now();
+    await this.models.externalIds.bulkWrite(
+      claims.map((c) => ({
+        updateOne: {
+          filter: { accountId, _id: `${accountId}:${c.key}` },
+          update: { $set: { interactionId: c.interactionId, createdAt: now } },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
+  }
+
+  /** Every interaction of the account still in this collection (one scan per routing pass). */
+  async live(accountId: string): Promise<LiveInteraction[]> {
+    const docs = await this.models.interactions.find({ accountId }, { outbox: 0 }).lean<Doc[]>();
+    return docs.map((d) => ({ rec: toRecord(d), updatedAt: d.updatedAt ?? 0, decisionCount: d.decisionCount ?? 0 }));
+  }
+
+  /**
+   * Writes the next state and its events in one conditional single-document update (optimistic
+   * concurrency on `version`); returns what is pending in the outbox, or null when another writer
+   * changed the interaction first.
+   */
+  async save(
+    next: InteractionRecord,
+    expectedVersion: number,
+    events: CloudEvent[],
+    decision?: Decision,
+  ): Promise<Staged | null> {
+    const set: Record<string, unknown> = { updatedAt: Date.now() };
+    for (const key of mutable) set[key] = next[key];
+    const base = decision ? { $set: set, $inc: { decisionCount: 1 } } : { $set: set };
+    const update = events.length ? withEvents(base, interactionTopic, events) : base;
+    const doc = await this.models.interactions
+      .findOneAndUpdate({ accountId: next.accountId, _id: next.interactionId, version: expectedVersion }, update, {
+        // No projection: FerretDB 1.24 does not implement findAndModify `fields`.
+        new: true,
+      })
+      .lean<Doc>();
+    if (!doc) return null;
+    // The decision this change carried out joins the trace once the change is stored (a crash in between
+    // loses a trace entry, never routing state).
+    if (decision) await this.insertDecisions(next.accountId, [{ interactionId: next.interactionId, decision }]);
+    return { entries: doc.outbox ?? [], seq: doc.outboxSeq ?? 0 };
+  }
+
+  private async insertDecisions(
+    accountId: string,
+    items: { interactionId: string; decision: Decision }[],
+  ): Promise<void> {
+    if (!items.length) return;
+    await this.models.decisions.collection.insertMany(
+      items.map(({ interactionId, decision }) => ({
+        _id: randomUUID(),
+        accountId,
+        interactionId,
+        at: decision.at,
+        decision,
+      })) as never[],
+      { ordered: false },
+    );
+  }
+
+  /**
+   * Records routing decisions that assigned nobody (a pass may hold hundreds): the interactions' trace
+   * signatures in one bulk write, then the decisions of those still queued with room in their trace.
+   */
+  async recordDecisions(
+    accountId: string,
+    items: { interactionId: string; decision: Decision; signature: string; count: number }[],
+    maxDecisions: number,
+  ): Promise<void> {
+    const kept = items.filter((i) => i.count < maxDecisions);
+    if (!kept.length) return;
+    await this.models.interactions.bulkWrite(
+      kept.map(({ interactionId, signature }) => ({
+        updateOne: {
+          filter: { accountId, _id: interactionId, state: 'queued' },
+          update: { $set: { lastDecisionSig: signature }, $inc: { decisionCount: 1 } },
+        },
+      })),
+      { ordered: false },
+    );
+    await this.insertDecisions(accountId, kept);
+  }
+
+  /**
+   * Moves an ended interaction to the archive once its events are published (the caller checked its
+   * agents are in step): copy first (idempotent), then delete the live document only if it did not
+   * change meanwhile.
+   */
+  async archive(accountId: string, interactionId: string): Promise<boolean> {
+    const doc = await this.models.interactions.findOne({ accountId, _id: interactionId }).lean<Doc>();
+    if (!doc || doc.state !== 'ended' || (doc.outbox?.length ?? 0) > 0) return false;
+    const { outbox: _o, outboxSeq: _s, ...rest } = doc;
+    try {
+      await this.models.archive.collection.insertOne(rest as never);
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+    const res = await this.models.interactions.deleteOne({
+      accountId,
+      _id: interactionId,
+      version: doc.version,
+      outboxSeq: doc.outboxSeq,
+    });
+    if (doc.externalId !== null && doc.externalId !== undefined) {
+      const key = releaseKey(doc.provider ?? null, doc.externalId);
+      await this.models.externalIds.deleteOne({ accountId, _id: `${accountId}:${key}`, interactionId });
+    }
+    return res.deletedCount === 1;
+  }
+
+  /** Legs and identity of the given interactions (for agent reconciliation). */
+  async legsOf(
+    accountId: string,
+    ids: string[],
+  ): Promise<Pick<InteractionRecord, 'interactionId' | 'type' | 'medium' | 'legs'>[]> {
+    const docs = await Promise.all(
+      [...new Set(ids)].map((id) =>
+        this.models.interactions.findOne({ accountId, _id: id }, { _id: 1, type: 1, medium: 1, legs: 1 }).lean<Doc>(),
+      ),
+    );
+    return docs
+      .filter((d): d is Doc => d !== null)
+      .map((d) => ({ interactionId: d._id as string, type: d.type, medium: d.medium, legs: d.legs ?? [] }));
+  }
+}
