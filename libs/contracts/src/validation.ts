@@ -71,20 +71,27 @@ function escapePointer(key: string): string {
 /**
  * Strings (values and member names) that are not well-formed Unicode: stores, Kafka consumers and
  * providers would each mangle or reject them differently, so a body holding one is refused whole.
+ * Walks with its own stack: a body may nest thousands of levels deep.
  */
-function illFormedStrings(data: unknown, pointer = '', out: Violation[] = []): Violation[] {
-  if (out.length >= 10) return out;
-  if (typeof data === 'string') {
-    if (loneSurrogate.test(data))
-      out.push({ pointer, message: 'must be well-formed Unicode (it holds a lone surrogate)' });
-  } else if (Array.isArray(data)) {
-    for (const [i, v] of data.entries()) illFormedStrings(v, `${pointer}/${i}`, out);
-  } else if (data !== null && typeof data === 'object') {
-    for (const [k, v] of Object.entries(data)) {
-      const at = `${pointer}/${escapePointer(k)}`;
-      if (loneSurrogate.test(k))
-        out.push({ pointer: at, message: 'member name must be well-formed Unicode (it holds a lone surrogate)' });
-      illFormedStrings(v, at, out);
+function illFormedStrings(data: unknown): Violation[] {
+  const out: Violation[] = [];
+  const stack: [unknown, string, string?][] = [[data, '']];
+  while (stack.length && out.length < 10) {
+    const [value, pointer, key] = stack.pop() as [unknown, string, string?];
+    if (key !== undefined && loneSurrogate.test(key)) {
+      out.push({ pointer, message: 'member name must be well-formed Unicode (it holds a lone surrogate)' });
+    }
+    if (typeof value === 'string') {
+      if (loneSurrogate.test(value))
+        out.push({ pointer, message: 'must be well-formed Unicode (it holds a lone surrogate)' });
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${pointer}/${i}`]);
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, v] = entries[i] as [string, unknown];
+        stack.push([v, `${pointer}/${escapePointer(k)}`, k]);
+      }
     }
   }
   return out;

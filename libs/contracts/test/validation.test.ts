@@ -67,6 +67,11 @@ describe('validators', () => {
     const typed: JsonSchema = { type: 'object', properties: { n: { type: 'integer' } } };
     const both = validateBody(typed, { n: 'x', s: '\udfff' });
     expect(both.ok ? [] : both.errors.map((e) => e.pointer)).toEqual(['/s', '/n']);
+    // Deep nesting is walked without recursion (a 500 from a stack overflow was found by the e2e sweep).
+    let deep: unknown = '\ud800';
+    for (let i = 0; i < 20_000; i++) deep = { a: deep };
+    const nested = validateBody(schema, deep);
+    expect(nested.ok ? [] : nested.errors.map((e) => e.pointer.length)).toEqual([20_000 * 2]);
   });
 
   it('report every violation at once (allErrors)', () => {
