@@ -1,12 +1,31 @@
-import { rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { testInfra } from '@cc/testing';
-import { e2eServices, root, type ServiceName, startService, stopSuite, suiteEnv, waitReady } from './suite';
+import { onLocalStack, stackScript } from './local-stack.control';
+import {
+  e2eConsumerGroups,
+  e2eServices,
+  root,
+  type ServiceName,
+  startService,
+  stopSuite,
+  suiteEnv,
+  tlsCertFile,
+  tlsDir,
+  tlsKeyFile,
+  waitReady,
+} from './suite';
 
 /** Starts the whole suite once for the e2e run, against the real Kafka and store. */
 export default async function globalSetup(): Promise<void> {
   await stopSuite();
   rmSync(resolve(root, '.test-results/e2e-suite.json'), { force: true });
+  rmSync(resolve(root, '.test-results/e2e-logs'), { recursive: true, force: true });
+  makeCertificate();
+  // The fault scenarios stop and start the local stack's broker and store; should an interrupted run have
+  // left one stopped, start it again (idempotent: a running stack is only waited for).
+  if (onLocalStack()) await stackScript('stack.sh', 'start');
   const infra = await testInfra();
   const env = suiteEnv({ KAFKA_BROKERS: infra.kafkaBrokers.join(','), MONGO_URL: infra.mongoUrl, ...devKeys() });
   // Drop the previous e2e run's databases so every run starts from the same state.
@@ -19,10 +38,68 @@ export default async function globalSetup(): Promise<void> {
       .catch(() => undefined);
   }
   await conn.close();
+  await skipHistory(infra.kafkaBrokers);
   process.stdout.write('[e2e] starting the suite\n');
   for (const name of Object.keys(e2eServices) as ServiceName[]) startService(name, env);
   await waitReady();
   process.stdout.write('[e2e] all services ready\n');
+}
+
+/**
+ * Commits the e2e consumer groups' offsets at the end of every suite topic: the scenarios use fresh
+ * accounts, and the history other tiers left on the shared broker (thousands of provider events from
+ * the integration tests) would otherwise be replayed first, delaying the scenarios' own events by
+ * minutes on the local store.
+ */
+async function skipHistory(brokers: string[]): Promise<void> {
+  const { Kafka, logLevel } = await import('kafkajs');
+  const admin = new Kafka({ brokers, clientId: 'e2e-setup', logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith('cc.') && !t.endsWith('.dlq'));
+    for (const topic of topics) {
+      const partitions = (await admin.fetchTopicOffsets(topic)).map((o) => ({
+        partition: o.partition,
+        offset: o.high,
+      }));
+      for (const groupId of e2eConsumerGroups) await admin.setOffsets({ groupId, topic, partitions });
+    }
+    process.stdout.write(`[e2e] consumer groups start at the end of ${topics.length} topics\n`);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * A self-signed P-256 certificate for localhost and 127.0.0.1, made with the openssl CLI, for the HTTPS
+ * servers the scenarios run as provider endpoints; the notifier trusts it (NOTIFIER_EXTRA_CA_FILE).
+ */
+function makeCertificate(): void {
+  rmSync(tlsDir, { recursive: true, force: true });
+  mkdirSync(tlsDir, { recursive: true });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      '-keyout',
+      tlsKeyFile,
+      '-out',
+      tlsCertFile,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
 }
 
 function devKeys(): Record<string, string> {

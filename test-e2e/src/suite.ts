@@ -8,6 +8,13 @@ export const root = resolve(__dirname, '../..');
 const stateFile = resolve(root, '.test-results/e2e-suite.json');
 const logDir = resolve(root, '.test-results/e2e-logs');
 
+/** Where global setup writes the self-signed certificate of the test provider endpoints (and the notifier trusts it). */
+export const tlsDir = resolve(root, '.test-results/e2e-tls');
+/** The PEM certificate (also the trusted CA) of the test provider endpoints. */
+export const tlsCertFile = resolve(tlsDir, 'cert.pem');
+/** The PEM private key of the test provider endpoints. */
+export const tlsKeyFile = resolve(tlsDir, 'key.pem');
+
 /** The services of the suite, their ports in the e2e run (away from `./cc start`'s 8080…). */
 export const e2eServices = {
   gateway: 18080,
@@ -47,6 +54,28 @@ export function suiteEnv(base: Record<string, string>): Record<string, string> {
   };
 }
 
+/**
+ * Settings of single services in the e2e run. Consumer groups of their own, so services started by other
+ * test tiers on the same broker never take the e2e suite's partitions. Timings shortened where a
+ * production default (a 20 s offer, a 5 min second retry, a 30 s delivery lease) would only make the
+ * scenarios wait; gateway rate limits raised so the bad-input sweep measures validation, not throttling.
+ */
+/** The consumer groups of the e2e run's services (see serviceEnv). */
+export const e2eConsumerGroups = ['cc-e2e.routing', 'cc-e2e.notifier'];
+
+const serviceEnv: Partial<Record<ServiceName, Record<string, string>>> = {
+  gateway: { RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '2000', TOKEN_ATTEMPTS_PER_MINUTE: '100000' },
+  routing: { KAFKA_GROUP_ID: 'cc-e2e.routing', OFFER_TIMEOUT_MS: '120000' },
+  notifier: {
+    CONSUMER_GROUP: 'cc-e2e.notifier',
+    NOTIFIER_EXTRA_CA_FILE: tlsCertFile,
+    DELIVERY_SCHEDULE: '0,1s,2s,4s,8s,15s,30s,60s',
+    ATTEMPT_TIMEOUT_MS: '5000',
+    LEASE_MS: '8000',
+    BREAKER_RESET_MS: '3000',
+  },
+};
+
 function readState(): SuiteState {
   return JSON.parse(readFileSync(stateFile, 'utf8')) as SuiteState;
 }
@@ -55,9 +84,18 @@ function readState(): SuiteState {
 export function startService(name: ServiceName, env: Record<string, string>): number {
   mkdirSync(logDir, { recursive: true });
   const out = openSync(resolve(logDir, `${name}.log`), 'a');
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...env,
+    ...serviceEnv[name],
+    PORT: String(e2eServices[name]),
+    MONGO_DB: `cc_e2e_${name.replace(/-/g, '_')}`,
+  };
+  // The gateway is the issuer: AUTH_JWKS_URL set would make it defer to an external one (token endpoint 404).
+  if (name === 'gateway') delete childEnv.AUTH_JWKS_URL;
   const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
     cwd: root,
-    env: { ...process.env, ...env, PORT: String(e2eServices[name]), MONGO_DB: `cc_e2e_${name.replace(/-/g, '_')}` },
+    env: childEnv,
     stdio: ['ignore', out, out],
     detached: true,
   });
