@@ -12,7 +12,10 @@
 # ("Invalid build/version/version.txt file content"). We take the same module source from the
 # Go module proxy (`go mod download`), add version.txt, and `go build` it into the cache.
 #
-# Two local patches (deploy/local/patches), both for behaviour the suite relies on from MongoDB:
+# Three local patches (deploy/local/patches), each for behaviour the suite relies on from MongoDB:
+# - ferretdb-1.24-bulk-update-connections.patch: an `update` command kept each statement's query (and
+#   its SQLite connection) open until the whole command returned, so a bulk of 100 or more updates took
+#   every connection of the database's pool and waited forever for one more, stalling that database.
 # - ferretdb-1.24-atomic-writes.patch: update, findAndModify and delete read and then write in separate
 #   steps, so two connections' conditional updates of one document could both succeed (measured: 40
 #   concurrent $inc left n=6). The patch runs those commands one at a time; each is then atomic for its
@@ -35,7 +38,11 @@ FERRETDB_MODULE=github.com/FerretDB/FerretDB
 # Local patches applied to the module source before the build (deploy/local/patches); their names are
 # part of the cache path, so changing the set rebuilds.
 FPATCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/patches"
-FPATCHES=("$FPATCH_DIR/ferretdb-1.24-id-pushdown.patch" "$FPATCH_DIR/ferretdb-1.24-atomic-writes.patch")
+FPATCHES=(
+  "$FPATCH_DIR/ferretdb-1.24-id-pushdown.patch"
+  "$FPATCH_DIR/ferretdb-1.24-atomic-writes.patch"
+  "$FPATCH_DIR/ferretdb-1.24-bulk-update-connections.patch"
+)
 FHOME="$CC_CACHE_DIR/ferretdb-$FERRETDB_VERSION-p$(cat "${FPATCHES[@]}" | cksum | cut -d' ' -f1)"
 FBIN="$FHOME/bin/ferretdb"
 FDATA="$CC_DATA_DIR/ferretdb"

@@ -45,3 +45,16 @@ it('lets exactly one of several concurrent conditional updates win (optimistic c
   );
   expect(results.filter((r) => r.modifiedCount === 1)).toHaveLength(1);
 });
+
+it('completes a bulk write of 150 updates in one command (each statement releases its store connection)', async () => {
+  const col = conn.collection<{ _id: string; n: number }>('bulk');
+  await col.insertMany(Array.from({ length: 150 }, (_, i) => ({ _id: `d${i}`, n: 0 })));
+  const res = await col.bulkWrite(
+    Array.from({ length: 150 }, (_, i) => ({ updateOne: { filter: { _id: `d${i}` }, update: { $inc: { n: 1 } } } })),
+    { ordered: false },
+  );
+  expect(res.modifiedCount).toBe(150);
+  // The store still answers writes afterwards (a stalled command used to block every later one).
+  await other.collection<{ _id: string; n: number }>('bulk').updateOne({ _id: 'd0' }, { $inc: { n: 1 } });
+  expect((await col.findOne({ _id: 'd0' }))?.n).toBe(2);
+}, 20_000);
