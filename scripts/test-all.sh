@@ -17,7 +17,9 @@ check() { # name, command...
 jest_tier() { # name, json file, jest args...
   local name="$1" out="$2"; shift 2; step "$name"
   local t0=$SECONDS
-  jest --ci --json --outputFile="$out" "$@"; local rc=$?
+  # --forceExit: a suite whose setup failed can leave a consumer or server open, and jest would then
+  # wait for it forever after printing its results (found on a fresh broker in CI).
+  jest --ci --forceExit --json --outputFile="$out" "$@"; local rc=$?
   local p f
   p=$(node -e "try{const r=require('$out');console.log(r.numPassedTests)}catch{console.log(0)}")
   f=$(node -e "try{const r=require('$out');console.log(r.numFailedTests+(r.numRuntimeErrorTestSuites||0))}catch{console.log(1)}")

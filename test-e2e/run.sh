@@ -4,4 +4,4 @@
 # Usage: test-e2e/run.sh <json report file>
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-jest --config test-e2e/jest.config.cjs --runInBand --ci --json --outputFile="${1:-.test-results/e2e.json}"
+jest --config test-e2e/jest.config.cjs --runInBand --ci --forceExit --json --outputFile="${1:-.test-results/e2e.json}"

@@ -367,6 +367,9 @@ export class DeliveryDispatcher {
     } else {
       outcome.events.push(...this.deadEvents(claimed, attemptNo, decision.status, decision.error, now));
     }
+    // A 410 disables the endpoint before the delivery is recorded dead: whoever sees the dead delivery
+    // also sees the disabled endpoint, and a crash in between retries the delivery, not the reverse.
+    if (decision.disableEndpoint && p) await this.disableEndpoint(p, 1);
     await this.finish(claimed, outcome, now);
 
     const log = this.log.child({
@@ -389,7 +392,6 @@ export class DeliveryDispatcher {
     } else {
       log.error({ status: decision.status, error: decision.error }, 'notification dead');
     }
-    if (decision.disableEndpoint && p) await this.disableEndpoint(p);
   }
 
   /** A delivery refused without an HTTP call: dead at once (`final`), or a failed attempt retried on the schedule. */
@@ -450,14 +452,17 @@ export class DeliveryDispatcher {
     if (held && finished) await deliveries.archive(claimed._id);
   }
 
-  /** 410 Gone: the endpoint is disabled until the provider is registered again; announced once. */
-  private async disableEndpoint(p: ProviderDoc): Promise<void> {
+  /**
+   * 410 Gone: the endpoint is disabled until the provider is registered again; announced once, with the
+   * count of deliveries left undelivered (less `finishing`: the ones about to be recorded dead).
+   */
+  private async disableEndpoint(p: ProviderDoc, finishing = 0): Promise<void> {
     const { deliveries, providers, relay, breakers } = this.deps;
     const key = JSON.stringify([p.accountId, p.provider]);
     this.disabled.add(key);
     breakers.reset(key);
     const now = new Date();
-    const pending = await deliveries.countOpen(p.accountId, p.provider);
+    const pending = Math.max(0, (await deliveries.countOpen(p.accountId, p.provider)) - finishing);
     const id = await providers.disable(
       { accountId: p.accountId, provider: p.provider },
       p.version,

@@ -35,6 +35,14 @@ export class EventCollector {
     const admin = kafka.admin();
     await admin.connect();
     const ends = new Map<string, { partition: number; offset: string }[]>();
+    // On a fresh broker the topics do not exist until a service creates them; subscribing first fails.
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((t) => !existing.has(t));
+    if (missing.length) {
+      await admin
+        .createTopics({ topics: missing.map((topic) => ({ topic, numPartitions: 6 })), waitForLeaders: true })
+        .catch(() => undefined);
+    }
     for (const topic of topics) {
       const offsets = await admin.fetchTopicOffsets(topic).catch(() => []);
       ends.set(
