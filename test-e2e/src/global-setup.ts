@@ -1,7 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { testInfra } from '@cc/testing';
+import { selfSignedCertificate, testInfra } from '@cc/testing';
 import { onLocalStack, stackScript } from './local-stack.control';
 import {
   e2eConsumerGroups,
@@ -71,35 +70,13 @@ async function skipHistory(brokers: string[]): Promise<void> {
 }
 
 /**
- * A self-signed P-256 certificate for localhost and 127.0.0.1, made with the openssl CLI, for the HTTPS
- * servers the scenarios run as provider endpoints; the notifier trusts it (NOTIFIER_EXTRA_CA_FILE).
+ * A self-signed P-256 certificate for localhost and 127.0.0.1, for the HTTPS servers the scenarios run
+ * as provider endpoints; the notifier trusts it (NOTIFIER_EXTRA_CA_FILE).
  */
 function makeCertificate(): void {
   rmSync(tlsDir, { recursive: true, force: true });
-  mkdirSync(tlsDir, { recursive: true });
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      '-keyout',
-      tlsKeyFile,
-      '-out',
-      tlsCertFile,
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const cert = selfSignedCertificate(tlsDir);
+  if (cert.certPath !== tlsCertFile || cert.keyPath !== tlsKeyFile) throw new Error('unexpected certificate paths');
 }
 
 function devKeys(): Record<string, string> {

@@ -3,7 +3,6 @@ import { hostname } from 'node:os';
 import { OutboxRelay } from '@cc/bus';
 import { eventSchemas } from '@cc/contracts';
 import { type Runtime, startRuntime } from '@cc/runtime';
-import type { Connection } from 'mongoose';
 import { AdminService } from './app/admin.service';
 import { AgentSync } from './app/agent-sync';
 import { AssignmentEngine } from './app/assignment-engine';
