@@ -1,3 +1,4 @@
+import type { InvokeResult } from '@cc/contracts';
 import { type ApiResponse, createTenant, expectStatus, type Tenant, uniqueSuffix } from './gateway.client';
 import {
   type NotificationItem,
@@ -13,16 +14,8 @@ export interface AgentRef {
   username: string;
 }
 
-/** One result of POST /interactions/Invoke. */
-export interface InvokeResult {
-  index: number;
-  action: 'dispatch' | 'release';
-  requestId: string | null;
-  externalId: string | null;
-  interactionId: string | null;
-  outcome: 'queued' | 'released' | 'not-found';
-  duplicate: boolean;
-}
+/** One result of POST /interactions/Invoke (the contracts' type). */
+export type { InvokeResult };
 
 /** An offer ringing at an agent. */
 export interface Offer {
