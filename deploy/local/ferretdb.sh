@@ -1,30 +1,30 @@
 #!/usr/bin/env bash
-# FerretDB 1.x (MongoDB wire protocol on SQLite) built from source with Go, no Docker.
+# FerretDB 1.x (MongoDB wire protocol) on PostgreSQL (postgres.sh), built from source with Go, no Docker.
 #
 #   deploy/local/ferretdb.sh {build|start|stop|status|reset}
 #
 # Env: CC_DATA_DIR (default <repo>/.data), CC_CACHE_DIR (default <repo>/.cache),
 #      MONGO_PORT (27017), FERRETDB_DEBUG_PORT (8088; "off" disables the metrics/pprof listener),
-#      FERRETDB_VERSION (v1.24.2), FERRETDB_LOG_LEVEL (warn).
+#      POSTGRES_PORT (55432), FERRETDB_VERSION (v1.24.2), FERRETDB_LOG_LEVEL (warn).
 #
 # Why not plain `go install github.com/FerretDB/FerretDB/cmd/ferretdb@v1.24.2`: the module
 # zip lacks the generated build/version/version.txt, so such a binary panics at start-up
 # ("Invalid build/version/version.txt file content"). We take the same module source from the
 # Go module proxy (`go mod download`), add version.txt, and `go build` it into the cache.
 #
-# Three local patches (deploy/local/patches), each for behaviour the suite relies on from MongoDB:
-# - ferretdb-1.24-bulk-update-connections.patch: an `update` command kept each statement's query (and
-#   its SQLite connection) open until the whole command returned, so a bulk of 100 or more updates took
-#   every connection of the database's pool and waited forever for one more, stalling that database.
+# Why PostgreSQL, not SQLite: FerretDB's SQLite handler reads and decodes the whole collection for any
+# filter other than `_id` alone (indexed findOne: 12/s against 880/s on PostgreSQL, same machine).
+#
+# Three local patches (deploy/local/patches; deploy/local/README.md says why, and which test shows it):
 # - ferretdb-1.24-atomic-writes.patch: update, findAndModify and delete read and then write in separate
-#   steps, so two connections' conditional updates of one document could both succeed (measured: 40
-#   concurrent $inc left n=6). The patch runs those commands one at a time; each is then atomic for its
-#   document, and several service instances may share one FerretDB.
-# - ferretdb-1.24-id-pushdown.patch: FerretDB 1.24 on SQLite pushes a query
-# down to an `_id` lookup only when the filter is `_id` alone; `{_id, accountId}` (every tenant-scoped
-# lookup) scanned and decoded the whole collection: 30 ms instead of 5 ms per update on 200 small
-# documents, 300 ms on 100 large ones. The patch pushes `_id` equality down whatever else the filter
-# holds; the handler still applies the whole filter to the rows returned (as with --disable-pushdown).
+#   steps, so two connections' conditional updates of one document could both succeed. The patch runs
+#   those commands one at a time; each is then atomic for its document.
+# - ferretdb-1.24-bulk-update-connections.patch: an `update` command kept each statement's query (and its
+#   pooled connection) open until the whole command returned, so a bulk of more updates than the pool
+#   holds waited forever for one more connection.
+# - ferretdb-1.24-postgresql-gin-pushdown.patch: equality filters are pushed down as `field @> value`
+#   with the field a parameter, and indexes are btrees, so no pushed-down filter could use an index.
+#   The patch inlines the (quoted) field, builds GIN jsonb_path_ops indexes, and uses `=` for `_id`.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -39,19 +39,32 @@ FERRETDB_MODULE=github.com/FerretDB/FerretDB
 # part of the cache path, so changing the set rebuilds.
 FPATCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/patches"
 FPATCHES=(
-  "$FPATCH_DIR/ferretdb-1.24-id-pushdown.patch"
   "$FPATCH_DIR/ferretdb-1.24-atomic-writes.patch"
   "$FPATCH_DIR/ferretdb-1.24-bulk-update-connections.patch"
+  "$FPATCH_DIR/ferretdb-1.24-postgresql-gin-pushdown.patch"
 )
 FHOME="$CC_CACHE_DIR/ferretdb-$FERRETDB_VERSION-p$(cat "${FPATCHES[@]}" | cksum | cut -d' ' -f1)"
 FBIN="$FHOME/bin/ferretdb"
-FDATA="$CC_DATA_DIR/ferretdb"
-FDB="$FDATA/sqlite"
+POSTGRES_PORT="${POSTGRES_PORT:-55432}"
+FDATA="$CC_DATA_DIR/ferretdb-pg"
 FSTATE="$FDATA/state"
 FPID="$FDATA/ferretdb.pid"
 FLOG="$FDATA/ferretdb.log"
-# Matches any build (patch sets change the binary path) serving this data folder.
-FMARKER="--handler=sqlite --sqlite-url=file:$FDB/"
+# FerretDB maps each MongoDB database to a schema of PostgreSQL's own `postgres` database.
+FPGURL="postgres://ferretdb@127.0.0.1:$POSTGRES_PORT/postgres"
+# Matches any build (patch sets change the binary path) serving this PostgreSQL.
+FMARKER="--handler=postgresql --postgresql-url=$FPGURL"
+# Before the PostgreSQL handler, the local store was FerretDB on SQLite in .data/ferretdb. Its data is
+# never migrated nor deleted here; an old server still running from it is stopped by `stop`.
+LEGACY_FDATA="$CC_DATA_DIR/ferretdb"
+LEGACY_FPID="$LEGACY_FDATA/ferretdb.pid"
+LEGACY_FMARKER="--handler=sqlite --sqlite-url=file:$LEGACY_FDATA/sqlite/"
+
+legacy_notice() {
+  [[ -d $LEGACY_FDATA/sqlite ]] &&
+    log "ferretdb: old SQLite store data left in place, not migrated: $LEGACY_FDATA (delete it when you no longer need it)"
+  return 0
+}
 
 binary_ok() {
   [[ -x $FBIN ]] || return 1
@@ -113,9 +126,10 @@ ferretdb_start() {
     port_open 127.0.0.1 "$FERRETDB_DEBUG_PORT" &&
       die "ferretdb: debug port $FERRETDB_DEBUG_PORT is in use (set FERRETDB_DEBUG_PORT=<port> or FERRETDB_DEBUG_PORT=off)"
   fi
-  mkdir -p "$FDB" "$FSTATE"
-  log "ferretdb: starting $FERRETDB_VERSION on 127.0.0.1:$MONGO_PORT (sqlite in $FDB, debug ${debug_addr/#-/off}, log $FLOG)"
-  spawn "$FPID" "$FLOG" "$FBIN" --handler=sqlite --sqlite-url="file:$FDB/" \
+  legacy_notice
+  mkdir -p "$FSTATE"
+  log "ferretdb: starting $FERRETDB_VERSION on 127.0.0.1:$MONGO_PORT (PostgreSQL 127.0.0.1:$POSTGRES_PORT, debug ${debug_addr/#-/off}, log $FLOG)"
+  spawn "$FPID" "$FLOG" "$FBIN" --handler=postgresql --postgresql-url="$FPGURL" \
     --listen-addr="127.0.0.1:$MONGO_PORT" --state-dir="$FSTATE" --debug-addr="$debug_addr" \
     --telemetry=disable --log-level="$FERRETDB_LOG_LEVEL" --log-format=text
   log "ferretdb: started (pid $(<"$FPID")); readiness: deploy/local/stack.sh wait"
@@ -131,12 +145,19 @@ ferretdb_status() {
   fi
 }
 
-ferretdb_stop() { stop_pid ferretdb "$FPID" "$FMARKER" 30; }
+ferretdb_stop() {
+  stop_pid ferretdb "$FPID" "$FMARKER" 30
+  if pid_alive "$LEGACY_FPID" "$LEGACY_FMARKER" >/dev/null 2>&1; then
+    stop_pid "ferretdb (old SQLite store)" "$LEGACY_FPID" "$LEGACY_FMARKER" 30
+  fi
+}
 
+# The documents live in PostgreSQL (postgres.sh reset deletes them); this folder holds FerretDB's state.
 ferretdb_reset() {
   ferretdb_stop
-  log "ferretdb: deleting data $FDATA"
+  log "ferretdb: deleting $FDATA"
   rm -rf "$FDATA"
+  legacy_notice
 }
 
 case "${1:-}" in

