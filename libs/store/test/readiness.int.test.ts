@@ -11,19 +11,29 @@ import { createMetrics } from '../../kit/src/metrics';
 import { eventually } from '../../testing/src';
 import { connectStore, storeReadiness } from '../src';
 
-// A private FerretDB instance (same binary as the local stack) that this test may stop and start
-// without disturbing the shared store other tests use.
+// A private store (FerretDB and its PostgreSQL, same binaries as the local stack) that this test may
+// stop and start without disturbing the shared store other tests use.
 const script = resolve(__dirname, '../../../deploy/local/ferretdb.sh');
+const pgScript = resolve(__dirname, '../../../deploy/local/postgres.sh');
 const dataDir = mkdtempSync(join(tmpdir(), 'cc-store-readiness-'));
 const port = String(27100 + Math.floor(Math.random() * 800));
-const env = { ...process.env, CC_DATA_DIR: dataDir, MONGO_PORT: port, FERRETDB_DEBUG_PORT: 'off' };
-const ferret = (cmd: string) =>
-  execFileSync('bash', [script, cmd], { env, stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+const pgPort = String(56000 + Math.floor(Math.random() * 800));
+const env = {
+  ...process.env,
+  CC_DATA_DIR: dataDir,
+  MONGO_PORT: port,
+  FERRETDB_DEBUG_PORT: 'off',
+  POSTGRES_PORT: pgPort,
+};
+const run = (file: string, cmd: string) =>
+  execFileSync('bash', [file, cmd], { env, stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+const ferret = (cmd: string) => run(script, cmd);
 
 let conn: Connection;
 const logger = createLogger('store-test', 'silent');
 
 beforeAll(async () => {
+  run(pgScript, 'start');
   ferret('start');
   conn = await connectStore({
     url: `mongodb://127.0.0.1:${port}`,
@@ -36,6 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await conn?.close();
   ferret('stop');
+  run(pgScript, 'stop');
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -143,12 +143,12 @@ function withMilestones(legs: Leg[], channelId: string, milestones: Milestone[],
 }
 
 function liveKeyOf(provider: string | null, externalId: string | null, interactionId: string): string {
-  return externalId === null ? `none:${interactionId}` : `live:${provider ?? ''}\u0000${externalId}`;
+  return externalId === null ? `none:${interactionId}` : `live:${provider ?? ''}\u001f${externalId}`;
 }
 
 /** The key under which a live interaction is found for release by (provider, externalId). */
 export function releaseKey(provider: string | null, externalId: string): string {
-  return `live:${provider ?? ''}\u0000${externalId}`;
+  return `live:${provider ?? ''}\u001f${externalId}`;
 }
 
 /** The Queue applet's own event when the interaction leaves it. */

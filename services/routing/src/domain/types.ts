@@ -230,7 +230,7 @@ export interface InteractionRecord {
   decisions: Decision[];
   lastDecisionSig: string | null;
   endedAt: number | null;
-  /** Unique per account while live (`live:<provider>\u0000<externalId>`), else `none:<interactionId>`. */
+  /** Unique per account while live (`live:<provider>\u001f<externalId>`: U+001F, which no provider name holds and, unlike U+0000, PostgreSQL jsonb stores), else `none:<interactionId>`. */
   liveKey: string;
   /** Agents whose work list must follow the last change of this interaction (reconciled right after it). */
   syncAgents: string[];
