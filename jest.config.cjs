@@ -19,6 +19,8 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/{libs,services}/*/test/**/*.int.test.ts'],
+      // Fails a test file whose code sent the store a query that scans (libs/testing/src/store-scans.guard.ts).
+      setupFilesAfterEnv: ['<rootDir>/libs/testing/src/store-scans.guard.ts'],
     },
   ],
 };

@@ -31,8 +31,12 @@ export function mongoDeduper(
   const key = (id: string) => `${groupId}:${id}`;
   return {
     async seenMany(eventIds) {
-      const found = await model.find({ _id: { $in: eventIds.map(key) } }, { _id: 1 }).lean();
-      return new Set(found.map((d) => d._id.slice(groupId.length + 1)));
+      // One `_id` equality per event, concurrently: the store serves each from the `_id` index, while
+      // `$in` is not pushed down by FerretDB and would scan the ever-growing collection per batch.
+      const found = await Promise.all(
+        eventIds.map((id) => model.findOne({ _id: key(id) }, { _id: 1 }).lean<{ _id: string }>()),
+      );
+      return new Set(found.flatMap((d) => (d ? [d._id.slice(groupId.length + 1)] : [])));
     },
     async markMany(eventIds) {
       const at = new Date();

@@ -214,9 +214,15 @@ export class DeliveryRepository {
   /** Moves still-due deliveries to `at` without an attempt (their endpoint's breaker is open). */
   async postpone(ids: string[], now: Date, at: Date): Promise<void> {
     if (ids.length === 0) return;
-    await this.queue.updateMany(
-      { _id: { $in: ids }, state: open, nextAttemptAt: { $lte: now } },
-      { $set: { nextAttemptAt: at }, $inc: { version: 1 } },
+    // One `_id` update per delivery in one bulk write: `_id: {$in}` is not pushed down and would scan.
+    await this.queue.bulkWrite(
+      ids.map((_id) => ({
+        updateOne: {
+          filter: { _id, state: open, nextAttemptAt: { $lte: now } },
+          update: { $set: { nextAttemptAt: at }, $inc: { version: 1 } },
+        },
+      })),
+      { ordered: false },
     );
   }
 

@@ -81,9 +81,14 @@ export class ProviderRepository {
   /** Several providers across accounts (the dispatcher's look-up for one pass). */
   async findMany(refs: ProviderRef[]): Promise<ProviderDoc[]> {
     if (refs.length === 0) return [];
-    return this.system
-      .find({ $or: refs.map((r) => ({ accountId: r.accountId, provider: r.provider })) }, { outbox: 0 })
-      .lean<ProviderDoc[]>();
+    // One equality lookup per distinct provider (index-served); `$or` is not pushed down and scans.
+    const distinct = [...new Map(refs.map((r) => [`${r.accountId}\u001f${r.provider}`, r])).values()];
+    const docs = await Promise.all(
+      distinct.map((r) =>
+        this.system.findOne({ accountId: r.accountId, provider: r.provider }, { outbox: 0 }).lean<ProviderDoc>(),
+      ),
+    );
+    return docs.filter((d): d is ProviderDoc => d !== null);
   }
 
   /**
