@@ -4,8 +4,6 @@
  * Prints events/s, end-to-end latency p50/p99 and peak RSS; writes bench/results/bus.json.
  * Usage: tsx bench/bus.bench.ts [events=20000] [batch=500]
  */
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import {
   type CloudEvent,
   createKafka,
@@ -17,7 +15,7 @@ import {
   startConsumer,
 } from '@cc/bus';
 import { createLogger } from '@cc/kit';
-import { freshName, testInfra } from '@cc/testing';
+import { freshName, testInfra, writeBenchResult } from '@cc/testing';
 import mongoose from 'mongoose';
 
 const total = Number(process.argv[2] ?? 20000);
@@ -118,7 +116,15 @@ async function main() {
   await conn.close();
   const out = { bench: 'bus', at: new Date().toISOString(), batch, peakRssMb: Math.round(peakRss / 1048576), results };
   process.stdout.write(`[bench] peak RSS ${out.peakRssMb} MB\n`);
-  writeFileSync(resolve(__dirname, 'results/bus.json'), `${JSON.stringify(out, null, 2)}\n`);
+  const [plain, deduped] = results as [(typeof results)[0], (typeof results)[0]];
+  writeBenchResult('bus', { batch, peakRssMb: out.peakRssMb, results }, [
+    {
+      id: 'bus.consume',
+      value: `${deduped.endToEndPerSecond} events/s with store dedupe, p50/p99 ${deduped.latencyMsP50}/${deduped.latencyMsP99} ms`,
+      beside: `without dedupe ${plain.endToEndPerSecond} events/s (same run, ${total} events)`,
+      numbers: { dedupedPerSecond: deduped.endToEndPerSecond, plainPerSecond: plain.endToEndPerSecond },
+    },
+  ]);
 }
 
 main().catch((err) => {

@@ -9,6 +9,7 @@ import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
+import { writeBenchResult } from '@cc/testing';
 
 const root = resolve(__dirname, '../../..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -196,6 +197,15 @@ async function main(): Promise<void> {
     const dir = resolve(__dirname, 'results');
     mkdirSync(dir, { recursive: true });
     writeFileSync(resolve(dir, 'gateway-proxy.json'), `${JSON.stringify(report, null, 2)}\n`);
+    const o = report.gatewayOverhead;
+    writeBenchResult('gateway', { concurrency, results: report.results }, [
+      {
+        id: 'gateway.direct',
+        value: `ratio ${o.throughputRatio}, +${o.p50AddedMs} ms p50`,
+        beside: `gateway ${viaGateway.throughputRps} req/s vs direct ${direct.throughputRps} req/s (c=${concurrency})`,
+        numbers: o,
+      },
+    ]);
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } finally {
     stop();

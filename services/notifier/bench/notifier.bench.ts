@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { CloudEvent } from '@cc/bus';
-import { eventually } from '@cc/testing';
+import { eventually, writeBenchResult } from '@cc/testing';
 import { NotifierHarness, newSigningSecret } from '../test/helpers/notifier-harness';
 import { ProviderEndpoint } from '../test/helpers/provider-endpoint.server';
 
@@ -120,6 +120,21 @@ async function main(): Promise<void> {
     hangingRequestsInFlightAtEnd: hangingInFlight,
   };
   writeFileSync(join(dir, 'notifier-bench.json'), `${JSON.stringify({ ...meta, results }, null, 2)}\n`);
+  const pacedRun = results.find((r) => r.phase === 'healthy provider, paced');
+  writeBenchResult(
+    'notifier',
+    { results },
+    pacedRun
+      ? [
+          {
+            id: 'assign.post',
+            value: `p50/p99 ${pacedRun.latencyMs.p50}/${pacedRun.latencyMs.p99} ms`,
+            beside: `offered ${pacedRun.offeredPerSecond}/s, delivered ${pacedRun.notificationsPerSecond}/s`,
+            numbers: { ...pacedRun.latencyMs, notificationsPerSecond: pacedRun.notificationsPerSecond },
+          },
+        ]
+      : [],
+  );
   const table = [
     '| phase | notifications | offered/s | notifications/s | p50 ms | p99 ms | max ms |',
     '|---|---|---|---|---|---|---|',

@@ -9,7 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig } from '@cc/kit';
-import { freshName, startGatewayProcess, startTestIssuer } from '@cc/testing';
+import { freshName, startGatewayProcess, startTestIssuer, writeBenchResult } from '@cc/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import mongoose from 'mongoose';
 import { configSpec } from '../src/config';
@@ -253,7 +253,20 @@ async function main() {
     };
     const dir = resolve(__dirname, '../../../bench/results');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(resolve(dir, 'routing.json'), `${JSON.stringify(result, null, 2)}\n`);
+    const { at: _at, ...details } = result;
+    const perObject = (r: typeof single) =>
+      `${r.requestsPerSecond} req/s, ${r.objectsPerSecond} objects/s, p50/p99 ${r.p50Ms}/${r.p99Ms} ms`;
+    const storeBeside = `store raw inserts ${rawInsertsPerSecond}/s (same run)`;
+    writeBenchResult('routing', details, [
+      { id: 'invoke.1', value: perObject(single), beside: storeBeside, numbers: { ...single, rawInsertsPerSecond } },
+      { id: 'invoke.50', value: perObject(batch50), beside: storeBeside, numbers: { ...batch50, rawInsertsPerSecond } },
+      {
+        id: 'dispatch.offer',
+        value: `p50/p99 ${dispatchToOffer.p50Ms}/${dispatchToOffer.p99Ms} ms`,
+        beside: `${dispatchToOffer.samples} samples, ${dispatchToOffer.missedAfter30s} missed after 30 s`,
+        numbers: dispatchToOffer,
+      },
+    ]);
     const md = [
       `# Routing benchmark (${result.at})`,
       '',

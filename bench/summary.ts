@@ -1,0 +1,138 @@
+/**
+ * Prints the ONE table of `./cc bench` and writes bench/results/summary.json. Every benchmark writes
+ * bench/results/<name>.json with `rows` (libs/testing `writeBenchResult`); this reads the rows written
+ * since BENCH_SINCE (the start of the run, ISO time) and lays them out in the catalogue's order. A
+ * catalogue row nobody wrote prints "n/a (not built)" when no benchmark measures it yet, "n/a (not run)"
+ * when its benchmark did not finish in this run.
+ *
+ * To add a row: add { id, what, by } to `catalogue` below, and in the benchmark that measures it call
+ * writeBenchResult(name, details, [{ id, value, beside, numbers }]). A row whose id ends with ".*" takes
+ * every row id with that prefix (one per process, e.g. idle.cpu.routing).
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { BenchRow } from '@cc/testing';
+
+interface CatalogueRow {
+  id: string;
+  what: string;
+  /** The benchmark file that writes the row, relative to the repository; absent: not built yet. */
+  by?: string;
+  target?: string;
+}
+
+const catalogue: CatalogueRow[] = [
+  {
+    id: 'store.raw',
+    what: 'Store raw rates: insert, indexed find, claim (c=16)',
+    by: 'bench/store.bench.ts',
+    target: 'indexed find ≥ 500/s',
+  },
+  {
+    id: 'gateway.direct',
+    what: 'Gateway vs direct: throughput ratio, added p50',
+    by: 'services/gateway/bench/gateway.bench.ts',
+  },
+  { id: 'invoke.1', what: 'Invoke 1-object: req/s, objects/s, p50/p99', by: 'services/routing/bench/invoke.bench.ts' },
+  {
+    id: 'invoke.50',
+    what: 'Invoke 50-object: req/s, objects/s, p50/p99',
+    by: 'services/routing/bench/invoke.bench.ts',
+  },
+  { id: 'dispatch.offer', what: 'Dispatch → offer p50/p99', by: 'services/routing/bench/invoke.bench.ts' },
+  {
+    id: 'assign.post',
+    what: 'Assignment → provider POST p50/p99 at a fixed offered rate',
+    by: 'services/notifier/bench/notifier.bench.ts',
+  },
+  { id: 'activity.consume', what: 'Activity events consumed/s vs raw kafkajs consume (same run)' },
+  { id: 'bus.consume', what: 'Bus consumer events/s: with store dedupe vs without', by: 'bench/bus.bench.ts' },
+  { id: 'summaries.query', what: 'Agent-summaries query p99' },
+  { id: 'statistics.query', what: 'Statistics query p99' },
+  {
+    id: 'idle.cpu.*',
+    what: 'Idle CPU % and RSS over 30 s:',
+    by: 'bench/idle.bench.ts',
+    target: 'each ≤ 1 % CPU',
+  },
+  {
+    id: 'idle.store',
+    what: 'Store commands/s at idle',
+    by: 'bench/idle.bench.ts',
+    target: '0 outside the ≥ 30 s sweep',
+  },
+  {
+    id: 'invoke.stored',
+    what: 'Invoke rate with 100,000 interactions stored vs empty store',
+    target: '≥ 0.8 × empty',
+  },
+];
+
+const root = resolve(__dirname, '..');
+const resultsDir = resolve(root, 'bench/results');
+const since = Date.parse(process.env.BENCH_SINCE ?? '1970-01-01T00:00:00Z');
+
+function readRows(): BenchRow[] {
+  const rows: BenchRow[] = [];
+  for (const f of readdirSync(resultsDir).filter((n) => n.endsWith('.json') && n !== 'summary.json')) {
+    try {
+      const doc = JSON.parse(readFileSync(resolve(resultsDir, f), 'utf8')) as { at?: string; rows?: BenchRow[] };
+      if (!Array.isArray(doc.rows) || !(Date.parse(doc.at ?? '') >= since)) continue;
+      rows.push(...doc.rows);
+    } catch {
+      // not a benchmark result
+    }
+  }
+  return rows;
+}
+
+interface Line {
+  id: string;
+  what: string;
+  value: string;
+  beside: string;
+  target: string;
+  numbers?: Record<string, number>;
+}
+
+function lines(rows: BenchRow[]): Line[] {
+  const out: Line[] = [];
+  for (const c of catalogue) {
+    const matched = c.id.endsWith('.*')
+      ? rows.filter((r) => r.id.startsWith(c.id.slice(0, -1)))
+      : rows.filter((r) => r.id === c.id);
+    if (matched.length === 0) {
+      const missing = !c.by || !existsSync(resolve(root, c.by)) ? 'n/a (not built)' : 'n/a (not run)';
+      out.push({ id: c.id, what: c.what, value: missing, beside: '', target: c.target ?? '' });
+      continue;
+    }
+    for (const r of matched) {
+      const suffix = c.id.endsWith('.*') ? ` ${r.id.slice(c.id.length - 1)}` : '';
+      out.push({
+        id: r.id,
+        what: `${c.what}${suffix}`,
+        value: r.value,
+        beside: r.beside ?? '',
+        target: c.target ?? '',
+        numbers: r.numbers,
+      });
+    }
+  }
+  return out;
+}
+
+function table(ls: Line[]): string {
+  const head = ['measure', 'measured', 'beside it (same run)', 'target'];
+  const cells = ls.map((l) => [l.what, l.value, l.beside, l.target]);
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  const row = (c: string[]) => `| ${c.map((x, i) => x.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  return [row(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.map(row)].join('\n');
+}
+
+const ls = lines(readRows());
+const text = table(ls);
+writeFileSync(
+  resolve(resultsDir, 'summary.json'),
+  `${JSON.stringify({ at: new Date().toISOString(), since: new Date(since).toISOString(), rows: ls }, null, 2)}\n`,
+);
+process.stdout.write(`\n${text}\n\n[bench] wrote bench/results/summary.json\n`);
