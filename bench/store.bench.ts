@@ -30,7 +30,9 @@ async function phase(label: string, op: (i: number) => Promise<number | undefine
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < until) {
         const s = performance.now();
-        counted += (await op(n++)) ?? 1;
+        // Not `counted += await op()`: that reads `counted` before awaiting and loses the other loops' counts.
+        const c = (await op(n++)) ?? 1;
+        counted += c;
         latencies.push(performance.now() - s);
       }
     }),
