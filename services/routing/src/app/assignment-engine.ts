@@ -47,15 +47,18 @@ const unchanged = (r: InteractionRecord): Transition => ({ next: r, events: [] }
 
 /** Longest delay a Node timer takes; a later due time is re-read from the store when this one fires. */
 const maxTimerMs = 2 ** 31 - 1;
+/** Delay before retrying a wake whose lease read or write failed. */
+const retryMs = 1000;
 
 /**
  * The assignment engine, woken by work instead of polling. A change that gives routing work (an Invoke, an
  * agent becoming available, a requeue) stores a wake for the account and runs its pass here at once; a pass
  * ends by storing and arming a timer for its next known deadline (offer timeout, queue timeout, skill
  * expiry, repair grace). The pass runs under the account's lease (one conditional update: one instance at a
- * time) and releases it when done, so whichever instance next has work for the account takes it at once; a
- * wake that arrives during another instance's pass makes that instance run again (its settle no longer
- * matches). A slow sweep (`sweepMs`) re-reads every pending wake, for deadlines whose instance died.
+ * time), kept only for the pass gap after it, so whichever instance next has work for the account takes it
+ * within that gap; a wake that arrives during another instance's pass makes that instance run again (its
+ * settle no longer matches), and the waking instance arms a timer for the lease's end (covering a holder
+ * that dies). A slow sweep (`sweepMs`) re-reads every pending wake, for deadlines whose instance died.
  */
 export class AssignmentEngine implements Waker {
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
@@ -137,9 +140,11 @@ export class AssignmentEngine implements Waker {
       while (!this.stopped && this.ready.size) {
         const accountId = this.ready.values().next().value as string;
         this.ready.delete(accountId);
-        await this.runAccount(accountId).catch((err) =>
-          this.ctx.logger.warn({ err: (err as Error).message, accountId }, 'routing wake failed'),
-        );
+        await this.runAccount(accountId).catch((err) => {
+          // A store error on the lease document: try again shortly rather than wait for the sweep.
+          this.ctx.logger.warn({ err: (err as Error).message, accountId }, 'routing wake failed; retrying');
+          this.schedule(accountId, Date.now() + retryMs);
+        });
       }
     })().finally(() => {
       this.worker = undefined;
@@ -157,7 +162,7 @@ export class AssignmentEngine implements Waker {
       const state = await leases.state(accountId);
       if (!state) return;
       const heldElsewhere = state.owner && state.owner !== settings.instanceId && state.leaseUntil > now;
-      this.schedule(accountId, heldElsewhere ? state.leaseUntil + 1 : state.wakeAt);
+      this.schedule(accountId, heldElsewhere ? Math.max(state.wakeAt, state.leaseUntil + 1) : state.wakeAt);
       return;
     }
     this.lastPass.set(accountId, now);
@@ -170,7 +175,7 @@ export class AssignmentEngine implements Waker {
       this.schedule(accountId, mark);
       return;
     }
-    const settled = await leases.settle(accountId, settings.instanceId, mark, next);
+    const settled = await leases.settle(accountId, settings.instanceId, mark, next, Date.now() + settings.passGapMs);
     // Not settled: woken during the pass (or the lease was lost): run again (spaced by the pass gap).
     this.schedule(accountId, settled ? next : Date.now());
   }

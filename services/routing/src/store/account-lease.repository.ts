@@ -10,7 +10,7 @@ export const never = Number.MAX_SAFE_INTEGER;
 /**
  * Per-account engine documents: `wakeAt` says when routing must next run for the account (0 after a
  * change, or the next deadline), and a lease (`owner`, `leaseUntil`) says which instance runs a pass (held
- * only during passes).
+ * during a pass and the short gap after it).
  * Every operation is an `_id` lookup or a conditional update by `_id` (cheap on any store).
  */
 export class AccountLeaseRepository {
@@ -68,13 +68,20 @@ export class AccountLeaseRepository {
   }
 
   /**
-   * Ends a pass: records the next wake and releases the lease, unless someone woke the account during the
-   * pass (or took the lease over). Returns whether it settled; if not, the caller runs another pass.
+   * Ends a pass: records the next wake and shortens the lease to `holdUntil` (the end of the gap between two
+   * passes of the account, so passes stay spaced across instances too), unless someone woke the account
+   * during the pass (or took the lease over). Returns whether it settled; if not, the caller runs another pass.
    */
-  async settle(accountId: string, owner: string, mark: number, nextWakeAt: number): Promise<boolean> {
+  async settle(
+    accountId: string,
+    owner: string,
+    mark: number,
+    nextWakeAt: number,
+    holdUntil: number,
+  ): Promise<boolean> {
     const res = await this.models.accounts.updateOne(
       { _id: accountId, owner, wakeAt: mark },
-      { $set: { wakeAt: nextWakeAt, owner: null, leaseUntil: 0 } },
+      { $set: { wakeAt: nextWakeAt, leaseUntil: holdUntil } },
     );
     return res.matchedCount === 1;
   }

@@ -80,3 +80,45 @@ it('offers to a Ready agent at once after an Invoke, and to an agent who becomes
   expect(gap).toBeGreaterThanOrEqual(1500);
   expect(gap).toBeLessThan(4000);
 }, 60_000);
+
+it('expires bookkeeping by its indexed time field: request logs, decisions, archive, consumed event ids', async () => {
+  const now = Date.now();
+  const old = now - 31 * 86_400_000;
+  const account = `exp-${now}`;
+  await h.withDb(async (db) => {
+    await db.collection('invoke_requests').insertMany([
+      { _id: `${account}:r1`, accountId: account, expiresAt: now - 1 },
+      { _id: `${account}:r2`, accountId: account, expiresAt: now + 3_600_000 },
+    ] as never[]);
+    await db.collection('interaction_decisions').insertMany([
+      { _id: `${account}:d1`, accountId: account, interactionId: 'i1', at: old },
+      { _id: `${account}:d2`, accountId: account, interactionId: 'i1', at: now },
+    ] as never[]);
+    await db.collection('interaction_archive').insertMany([
+      { _id: `${account}:a1`, accountId: account, state: 'ended', endedAt: old },
+      { _id: `${account}:a2`, accountId: account, state: 'ended', endedAt: now },
+    ] as never[]);
+    await db.collection('processed_events').insertMany([
+      { _id: `${account}:e1`, at: new Date(now - 8 * 86_400_000) },
+      { _id: `${account}:e2`, at: new Date(now) },
+    ] as never[]);
+  });
+  const deleted = await svc.expiry.runOnce();
+  expect(deleted).toMatchObject({
+    invoke_requests: expect.any(Number),
+    interaction_decisions: expect.any(Number),
+    interaction_archive: expect.any(Number),
+    processed_events: expect.any(Number),
+  });
+  const left = await h.withDb(async (db) => {
+    const ids: string[] = [];
+    for (const c of ['invoke_requests', 'interaction_decisions', 'interaction_archive', 'processed_events'])
+      for (const d of await db
+        .collection(c)
+        .find({ _id: { $regex: `^${account}:` } } as never)
+        .toArray())
+        ids.push(String(d._id).slice(account.length + 1));
+    return ids.sort();
+  });
+  expect(left).toEqual(['a2', 'd2', 'e2', 'r2']);
+});
