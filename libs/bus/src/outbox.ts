@@ -77,13 +77,19 @@ function raw(model: OutboxModel): mongo.Collection {
 }
 
 /**
- * Publishes staged events: eagerly right after a write ({@link OutboxRelay.flush}) and, in a loop,
- * whatever is still pending after a grace period (a crash between write and publish loses nothing).
- * Entries leave the document only after Kafka acknowledged them.
+ * Publishes staged events: eagerly right after a write ({@link OutboxRelay.flush}), again on a timer when
+ * that failed or was skipped ({@link OutboxRelay.later}: the document is known, so no scan), and in a slow
+ * safety sweep for what nobody in this process knows of (another instance crashed between its write and its
+ * publish). Nothing polls the store faster than the sweep. Entries leave the document only after Kafka
+ * acknowledged them.
  */
 export class OutboxRelay {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  private stopped = true;
+  /** Documents to flush at a known time: key `<collection>:<id>`. */
+  private readonly retries = new Map<string, { timer: NodeJS.Timeout; attempt: number }>();
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly opts: {
@@ -91,13 +97,24 @@ export class OutboxRelay {
       producer: EventProducer;
       logger: Logger;
       metrics?: Metrics;
-      /** How often the relay looks for pending events (default 1000 ms). */
-      intervalMs?: number;
-      /** Entries younger than this are left to the eager publish (default 2000 ms). */
+      /**
+       * How often the safety sweep scans the outbox collections for entries older than the grace period
+       * (default 30 s). Only a crashed writer's entries wait for it; this process's own are retried on timers.
+       */
+      sweepMs?: number;
+      /** Entries younger than this are left to the eager publish (default 2000 ms); also the first retry delay. */
       graceMs?: number;
       batchSize?: number;
     },
   ) {}
+
+  private get graceMs(): number {
+    return this.opts.graceMs ?? 2000;
+  }
+
+  private get sweepMs(): number {
+    return this.opts.sweepMs ?? 30_000;
+  }
 
   /** Publishes everything pending on one document, in order, then removes what was sent. */
   async flush(model: OutboxModel, id: unknown): Promise<void> {
@@ -105,21 +122,63 @@ export class OutboxRelay {
     if (doc?.outbox?.length) await this.publishDoc(model, id, doc.outbox, doc.outboxSeq ?? 0);
   }
 
-  /** Like {@link flush} but never throws: the relay retries later. Use right after the write. */
+  /** Like {@link flush} but never throws: a failure is retried on a timer ({@link later}). Use right after the write. */
   async flushSoon(model: OutboxModel, id: unknown): Promise<void> {
-    await this.flush(model, id).catch((err) =>
-      this.opts.logger.warn(
-        { err: (err as Error).message, collection: model.collection.name },
-        'eager publish failed; relay will retry',
-      ),
+    await this.flush(model, id).then(
+      () => this.forget(model, id),
+      (err) => {
+        this.opts.logger.warn(
+          { err: (err as Error).message, collection: model.collection.name },
+          'eager publish failed; relay will retry',
+        );
+        this.later(model, id);
+      },
     );
   }
 
-  /** One relay pass over every model; returns how many events it published. */
-  async runOnce(): Promise<number> {
+  /**
+   * Flushes one document after a delay (default: the grace period), retrying with backoff up to the sweep
+   * interval until it succeeds: for a write whose eager publish failed or was turned off.
+   */
+  later(model: OutboxModel, id: unknown, delayMs?: number): void {
+    const key = `${model.collection.name}:${String(id)}`;
+    if (this.retries.has(key)) return; // already due; that flush reads the whole outbox
+    this.arm(key, model, id, delayMs ?? this.graceMs, 0);
+  }
+
+  private arm(key: string, model: OutboxModel, id: unknown, delayMs: number, attempt: number): void {
+    const timer = setTimeout(() => {
+      this.retries.delete(key);
+      const run = this.flush(model, id).catch((err) => {
+        this.opts.logger.warn(
+          { err: (err as Error).message, collection: model.collection.name, attempt },
+          'outbox retry failed; retrying later',
+        );
+        if (!this.retries.has(key))
+          this.arm(key, model, id, Math.min(this.graceMs * 2 ** (attempt + 1), this.sweepMs), attempt + 1);
+      });
+      this.inFlight.add(run);
+      void run.finally(() => this.inFlight.delete(run));
+    }, delayMs);
+    timer.unref();
+    this.retries.set(key, { timer, attempt });
+  }
+
+  private forget(model: OutboxModel, id: unknown): void {
+    const key = `${model.collection.name}:${String(id)}`;
+    const pending = this.retries.get(key);
+    if (pending) {
+      clearTimeout(pending.timer);
+      this.retries.delete(key);
+    }
+  }
+
+  /** One sweep over every model; returns how many events it published. */
+  async runOnce(graceMs = this.graceMs): Promise<number> {
     let published = 0;
-    const cutoff = new Date(Date.now() - (this.opts.graceMs ?? 2000));
+    const cutoff = new Date(Date.now() - graceMs);
     for (const model of this.opts.models) {
+      // A range filter the store evaluates by scanning: acceptable once per sweep, never on a hot path.
       const docs = (await raw(model)
         .find({ 'outbox.createdAt': { $lte: cutoff } }, { projection: { outbox: 1, outboxSeq: 1 } })
         .limit(this.opts.batchSize ?? 100)
@@ -142,25 +201,35 @@ export class OutboxRelay {
     return published;
   }
 
-  /** Starts the relay loop. */
+  /**
+   * Starts the safety sweep: once now and once more after the grace period (a predecessor's entries that were
+   * still young at start), then every `sweepMs`.
+   */
   start(): void {
-    const tick = async () => {
+    if (!this.opts.models.length) return;
+    this.stopped = false;
+    const sweep = (next: number) => async () => {
+      if (this.stopped) return;
       this.running = this.runOnce()
         .then((n) => {
-          if (n) this.opts.logger.info({ published: n }, 'outbox relay published pending events');
+          if (n) this.opts.logger.info({ published: n }, 'outbox sweep published pending events');
         })
-        .catch((err) => this.opts.logger.warn({ err: (err as Error).message }, 'outbox relay pass failed'));
+        .catch((err) => this.opts.logger.warn({ err: (err as Error).message }, 'outbox sweep failed'));
       await this.running;
-      this.timer = setTimeout(tick, this.opts.intervalMs ?? 1000);
+      if (!this.stopped) this.timer = setTimeout(sweep(this.sweepMs), next);
     };
-    this.timer = setTimeout(tick, this.opts.intervalMs ?? 1000);
+    this.timer = setTimeout(sweep(this.graceMs + 100), 0);
   }
 
-  /** Stops the loop and waits for a pass in progress. */
+  /** Stops the sweep and the retry timers and waits for work in progress. */
   async stop(): Promise<void> {
+    this.stopped = true;
     clearTimeout(this.timer);
     this.timer = undefined;
+    for (const { timer } of this.retries.values()) clearTimeout(timer);
+    this.retries.clear();
     await this.running;
+    await Promise.all([...this.inFlight]);
     clearTimeout(this.timer);
   }
 

@@ -186,7 +186,8 @@ describe('outbox', () => {
     const e = placed(7, 'order-42');
     // The state change and its pending event in one single-document write; the process "dies" before publishing.
     await Order().create({ _id: 'order-42', accountId: 'acc1', qty: 7, outbox: outboxEntries(topic, [e]) });
-    const relay = new OutboxRelay({ models: [Order()], producer, logger, graceMs: 0, intervalMs: 50 });
+    // The sweep runs at start (a restarted instance finds what its predecessor left), then only every minute.
+    const relay = new OutboxRelay({ models: [Order()], producer, logger, graceMs: 0, sweepMs: 60_000 });
     relay.start();
     try {
       await eventually(() => got.length === 1, { what: 'relayed event' });
@@ -216,6 +217,48 @@ describe('outbox', () => {
     const doc = await Order().findById('order-43').lean<{ qty: number; outbox: unknown[] }>();
     expect(doc).toMatchObject({ qty: 2, outbox: [] });
     expect(await relay.runOnce()).toBe(0);
+  });
+});
+
+describe('outbox wake-ups', () => {
+  const Order = (): OutboxModel => conn.models.Order as OutboxModel;
+
+  it('re-sends a document on a timer for its known due time, without scanning, and is silent between sweeps', async () => {
+    const { topic } = await topicPair();
+    const got = await collect(topic);
+    // A connection of its own with command monitoring: every command the relay sends is counted.
+    const watched = await mongoose
+      .createConnection((await testInfra()).mongoUrl, { dbName: conn.name, monitorCommands: true })
+      .asPromise();
+    const commands: string[] = [];
+    watched.getClient().on('commandStarted', (e) => commands.push(e.commandName));
+    const model = watched.model('Order', Order().schema) as OutboxModel;
+    const relay = new OutboxRelay({ models: [model], producer, logger, graceMs: 200, sweepMs: 60_000 });
+    try {
+      relay.start();
+      // The two start-up sweeps (now and after the grace period), then nothing until the next minute.
+      await eventually(() => commands.filter((c) => c === 'find').length, {
+        accept: (n) => n >= 2,
+        what: 'start-up sweeps',
+      });
+      const afterStart = commands.length;
+      await new Promise((r) => setTimeout(r, 1500)); // an idle window: no poll may run in it
+      expect(commands.slice(afterStart)).toEqual([]);
+
+      // A write whose eager publish was skipped (or failed): flushed at its due time, by `_id`.
+      const e = placed(3, 'order-77');
+      await Order().create({ _id: 'order-77', accountId: 'acc1', qty: 3, outbox: outboxEntries(topic, [e]) });
+      relay.later(model, 'order-77', 50);
+      await eventually(() => got.length, { accept: (n) => n === 1, what: 'the event re-sent on its timer' });
+      expect(JSON.parse(got[0]?.value ?? '{}').id).toBe(e.id);
+      await eventually(async () => (await Order().findById('order-77').lean<{ outbox: unknown[] }>())?.outbox.length, {
+        accept: (n) => n === 0,
+        what: 'outbox emptied',
+      });
+    } finally {
+      await relay.stop();
+      await watched.close();
+    }
   });
 });
 

@@ -48,5 +48,17 @@ export function baseConfigSpec(service: string, defaultPort: number) {
     MONGO_DB: str({ default: `cc_${service.replace(/-/g, '_')}`, desc: 'The database this service owns' }),
     BODY_LIMIT: str({ default: '256kb', desc: 'Largest accepted JSON request body' }),
     SHUTDOWN_DEADLINE_MS: num({ default: 25000, desc: 'Exit non-zero if graceful shutdown takes longer' }),
+    OUTBOX_SWEEP_MS: num({
+      default: 30_000,
+      desc: "How often the outbox safety sweep looks for events a crashed writer left unpublished (this process's own are retried on timers)",
+    }),
+    PROCESSED_EVENTS_RETENTION_HOURS: num({
+      default: 168,
+      desc: 'How long consumed event ids are remembered for dedupe (redeliveries come within minutes; Kafka keeps 7 days)',
+    }),
+    EXPIRY_INTERVAL_MS: num({
+      default: 3_600_000,
+      desc: 'How often expired bookkeeping (processed event ids, request logs, archives) is deleted, in bounded batches',
+    }),
   };
 }

@@ -9,6 +9,7 @@ import {
   kafkaReadiness,
   mongoDeduper,
   OutboxRelay,
+  processedEventsModel,
   startConsumer,
 } from '@cc/bus';
 import {
@@ -21,10 +22,10 @@ import {
   Readiness,
   type ShutdownStep,
 } from '@cc/kit';
-import { connectStore, ensureIndexes, storeReadiness } from '@cc/store';
+import { connectStore, ExpiryJob, ensureIndexes, storeReadiness } from '@cc/store';
 import type { Express } from 'express';
 import type { Consumer, Kafka } from 'kafkajs';
-import type { Connection, Model } from 'mongoose';
+import type { Connection, Model, mongo } from 'mongoose';
 
 // biome-ignore lint/suspicious/noExplicitAny: a service's models differ in their document types
 type AnyModel = Model<any>;
@@ -39,6 +40,12 @@ export interface RuntimeConfig {
   MONGO_DB: string;
   BODY_LIMIT: string;
   SHUTDOWN_DEADLINE_MS: number;
+  /** Outbox safety sweep (default 30 s). */
+  OUTBOX_SWEEP_MS?: number;
+  /** Dedupe memory of consumed events (default 168 h). */
+  PROCESSED_EVENTS_RETENTION_HOURS?: number;
+  /** Period of the bookkeeping expiry job (default 1 h). */
+  EXPIRY_INTERVAL_MS?: number;
 }
 
 /** A started service's shared plumbing, handed to its composition root. */
@@ -51,6 +58,8 @@ export interface Runtime {
   kafka: Kafka;
   schemas: EventSchemas;
   producer: EventProducer;
+  /** The periodic bounded delete of expired bookkeeping; services add their own tasks. */
+  expiry: ExpiryJob;
   /** Creates the given topics (and nothing else) if missing. */
   ensureTopics(topics: string[]): Promise<void>;
   /** Creates the models' indexes and starts an outbox relay over those that carry an `outbox`. */
@@ -100,9 +109,23 @@ export async function startRuntime(opts: {
       topics.map((topic) => ({ topic, numPartitions: config.KAFKA_TOPIC_PARTITIONS, replicationFactor: -1 })),
     );
 
+  // Consumed event ids expire by their `at` (indexed): the store has no TTL indexes.
+  const expiry = new ExpiryJob(
+    [
+      {
+        name: 'processed_events',
+        collection: processedEventsModel(conn).collection as unknown as mongo.Collection,
+        field: 'at',
+        cutoff: () => new Date(Date.now() - (config.PROCESSED_EVENTS_RETENTION_HOURS ?? 168) * 3_600_000),
+      },
+    ],
+    { intervalMs: config.EXPIRY_INTERVAL_MS ?? 3_600_000, logger: logger.child({ component: 'expiry' }) },
+  );
+
   const steps: ShutdownStep[] = [
     { name: 'consumers', run: async () => void (await Promise.all(consumers.map((c) => c.disconnect()))) },
     { name: 'outbox relay', run: async () => void (await Promise.all(relays.map((r) => r.stop()))) },
+    { name: 'expiry', run: () => expiry.stop() },
     { name: 'producer', run: () => producer.disconnect() },
     { name: 'store', run: () => conn.close() },
   ];
@@ -118,6 +141,7 @@ export async function startRuntime(opts: {
     kafka,
     schemas,
     producer,
+    expiry,
     ensureTopics: topicsReady,
     async useModels(models, outboxModels = []) {
       await ensureIndexes(models);
@@ -126,6 +150,7 @@ export async function startRuntime(opts: {
         producer,
         logger: logger.child({ component: 'outbox' }),
         metrics,
+        ...(config.OUTBOX_SWEEP_MS !== undefined ? { sweepMs: config.OUTBOX_SWEEP_MS } : {}),
       });
       if (outboxModels.length) relay.start();
       relays.push(relay);
@@ -134,6 +159,7 @@ export async function startRuntime(opts: {
     async consume(c) {
       const dlq = c.deadLetterTopic ?? `${c.groupId}.dlq`;
       await topicsReady([...c.topics, dlq]);
+      if (!consumers.length) await ensureIndexes([processedEventsModel(conn)]); // `at`, for expiry
       const deduper = mongoDeduper(conn, c.groupId);
       const consumer = await startConsumer({ kafka, schemas, producer, logger, metrics, deduper, ...c });
       consumers.push(consumer);
@@ -146,6 +172,7 @@ export async function startRuntime(opts: {
       });
       listening.keepAliveTimeout = 65_000; // longer than typical proxy idle timeouts
       server = listening;
+      expiry.start();
       shutdown = handleShutdown({
         logger,
         readiness,

@@ -40,6 +40,9 @@ async function connectWithRetry(opts: StoreOptions, maxPoolSize: number): Promis
       autoIndex: false,
       autoCreate: false,
       serverSelectionTimeoutMS: 5000,
+      // The driver's server monitor pings every 10 s by default: the one store command an idle service would
+      // send. Failures still surface on the next operation and in /readyz, which pings itself.
+      heartbeatFrequencyMS: 30_000,
       maxPoolSize,
     });
     try {

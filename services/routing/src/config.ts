@@ -25,7 +25,14 @@ export const configSpec = {
     default: 120,
     desc: 'After a transfer to an agent, seconds only that agent may take the interaction (then normal routing)',
   }),
-  ENGINE_TICK_MS: num({ default: 200, desc: 'How often the assignment engine looks for accounts due a routing pass' }),
+  ENGINE_PASS_GAP_MS: num({
+    default: 200,
+    desc: 'Least time between two routing passes of one account: wakes arriving meanwhile are served by one pass',
+  }),
+  ENGINE_SWEEP_MS: num({
+    default: 30_000,
+    desc: "How often the engine re-reads every account's stored next wake (a safety net: passes are woken by work and by timers)",
+  }),
   LEASE_MS: num({
     default: 10000,
     desc: "Length of an account lease: one instance at a time makes the account's routing decisions",
@@ -43,13 +50,13 @@ export const configSpec = {
     default: '',
     desc: 'Name of this instance in account leases (default: host, pid and a random suffix)',
   }),
-  OUTBOX_RELAY_INTERVAL_MS: num({
-    default: 2000,
-    desc: 'How often the outbox relay re-sends events still pending after 2 s',
+  ARCHIVE_RETENTION_DAYS: num({
+    default: 30,
+    desc: 'How long ended interactions and routing decisions stay in the archive (statistics keeps the history)',
   }),
   OUTBOX_EAGER_PUBLISH: bool({
     default: true,
-    desc: 'Publish events right after each write (false leaves them to the relay loop; for crash tests)',
+    desc: 'Publish events right after each write (false leaves them to the relay, after its 2 s grace; for crash tests)',
   }),
 };
 

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { OutboxRelay } from '@cc/bus';
 import { eventSchemas } from '@cc/contracts';
 import { type Runtime, startRuntime } from '@cc/runtime';
+import type { mongo } from 'mongoose';
 import { AdminService } from './app/admin.service';
 import { AgentSync } from './app/agent-sync';
 import { AssignmentEngine } from './app/assignment-engine';
@@ -65,16 +66,36 @@ export async function startService(
     models.requests,
     models.accounts,
   ]);
-  // Our own relay rather than the runtime's (which polls every second): a relay pass scans the outbox
-  // collections, a full read on the portable store, so its interval is a setting.
+  // Our own relay rather than the runtime's: the outbox views are unscoped models over the aggregates.
   const relay = new OutboxRelay({
     models: [models.interactionOutbox, models.agentOutbox],
     producer: runtime.producer,
     logger: runtime.logger.child({ component: 'outbox' }),
     metrics: runtime.metrics,
-    intervalMs: config.OUTBOX_RELAY_INTERVAL_MS,
+    sweepMs: config.OUTBOX_SWEEP_MS,
   });
   relay.start();
+  // Bookkeeping expires by an indexed time field (no TTL indexes on the portable store).
+  const archiveCutoff = () => Date.now() - config.ARCHIVE_RETENTION_DAYS * 86_400_000;
+  const raw = (m: { collection: unknown }) => m.collection as mongo.Collection;
+  runtime.expiry.add({
+    name: 'invoke_requests',
+    collection: raw(models.requests),
+    field: 'expiresAt',
+    cutoff: Date.now,
+  });
+  runtime.expiry.add({
+    name: 'interaction_decisions',
+    collection: raw(models.decisions),
+    field: 'at',
+    cutoff: archiveCutoff,
+  });
+  runtime.expiry.add({
+    name: 'interaction_archive',
+    collection: raw(models.archive),
+    field: 'endedAt',
+    cutoff: archiveCutoff,
+  });
   const logger = runtime.logger;
   const instanceId = config.INSTANCE_ID || `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const providers = new ProviderRepository(models);
@@ -87,7 +108,8 @@ export async function startService(
       syncGraceMs: config.SYNC_GRACE_MS,
       reserveGraceMs: config.RESERVE_GRACE_MS,
       leaseMs: config.LEASE_MS,
-      tickMs: config.ENGINE_TICK_MS,
+      passGapMs: config.ENGINE_PASS_GAP_MS,
+      sweepMs: config.ENGINE_SWEEP_MS,
       maxQueuedPerPass: config.MAX_QUEUED_PER_PASS,
       instanceId,
     },

@@ -15,8 +15,6 @@ export const maxDecisions = 200;
 /** How often an unchanged non-assignment of a waiting interaction is traced again. */
 export const decisionRefreshMs = 30_000;
 
-const requestLogCleanupMs = 10 * 60_000;
-
 function viewOf(a: AgentRecord): AgentView {
   return {
     agentId: a.agentId,
@@ -47,19 +45,29 @@ function requestOf(rec: InteractionRecord, rejectCooldownMs: number): RoutingReq
 
 const unchanged = (r: InteractionRecord): Transition => ({ next: r, events: [] });
 
+/** Longest delay a Node timer takes; a later due time is re-read from the store when this one fires. */
+const maxTimerMs = 2 ** 31 - 1;
+/** Delay before retrying a wake whose lease read or write failed. */
+const retryMs = 1000;
+
 /**
- * The assignment engine. Every instance runs the same loop: find accounts whose routing pass is due
- * (`wakeAt`), take the account's lease (one conditional update: one instance at a time), then run the
- * pass from the store: offer timeouts, queue timeouts, repairs, assignment, and the next deadline. No
- * state is kept between passes, so a new lease holder simply reads the store.
+ * The assignment engine, woken by work instead of polling. A change that gives routing work (an Invoke, an
+ * agent becoming available, a requeue) stores a wake for the account and runs its pass here at once; a pass
+ * ends by storing and arming a timer for its next known deadline (offer timeout, queue timeout, skill
+ * expiry, repair grace). The pass runs under the account's lease (one conditional update: one instance at a
+ * time), kept only for the pass gap after it, so whichever instance next has work for the account takes it
+ * within that gap; a wake that arrives during another instance's pass makes that instance run again (its
+ * settle no longer matches), and the waking instance arms a timer for the lease's end (covering a holder
+ * that dies). A slow sweep (`sweepMs`) re-reads every pending wake, for deadlines whose instance died.
  */
 export class AssignmentEngine implements Waker {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = true;
-  private pokes = false;
+  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly ready = new Set<string>();
   private readonly lastPass = new Map<string, number>();
-  private readonly lastCleanup = new Map<string, number>();
+  private worker?: Promise<void>;
+  private sweepTimer?: NodeJS.Timeout;
+  private sweeping?: Promise<void>;
+  private stopped = true;
 
   constructor(
     private readonly ctx: RoutingContext,
@@ -67,77 +75,109 @@ export class AssignmentEngine implements Waker {
     private readonly actions: InteractionActions,
   ) {}
 
-  /** Stores a wake for the account and runs the local loop at once. */
+  /** Stores a wake for the account (any instance may run it) and runs the pass here as soon as allowed. */
   async wake(accountId: string): Promise<void> {
     await this.ctx.leases.wake(accountId);
-    this.poke();
+    this.schedule(accountId, Date.now());
   }
 
-  /** Runs a tick as soon as the current one ends. */
-  poke(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.pokes = true;
-      return;
-    }
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), 0);
+  /**
+   * Arms the account's pass for `at` unless one is armed earlier. Passes of one account are at least
+   * `passGapMs` apart: under load a burst of wakes is served by one pass, which reads all of the account.
+   */
+  schedule(accountId: string, at: number): void {
+    if (this.stopped || at >= never) return;
+    const due = Math.max(at, (this.lastPass.get(accountId) ?? 0) + this.ctx.settings.passGapMs);
+    const armed = this.timers.get(accountId);
+    if (armed && armed.at <= due) return;
+    if (armed) clearTimeout(armed.timer);
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(accountId);
+        this.ready.add(accountId);
+        this.kick();
+      },
+      Math.min(Math.max(0, due - Date.now()), maxTimerMs),
+    );
+    this.timers.set(accountId, { at: due, timer });
   }
 
-  /** Starts the loop. */
+  /** Starts the engine: a sweep now (deadlines left by a previous instance), then every `sweepMs`. */
   start(): void {
     this.stopped = false;
-    this.timer = setTimeout(() => void this.tick(), 0);
+    const sweep = () => {
+      if (this.stopped) return;
+      this.sweeping = this.sweep()
+        .catch((err) => this.ctx.logger.warn({ err: (err as Error).message }, 'routing sweep failed'))
+        .finally(() => {
+          if (!this.stopped) this.sweepTimer = setTimeout(sweep, this.ctx.settings.sweepMs);
+        });
+    };
+    sweep();
   }
 
-  /** Stops the loop, waits for a pass in progress and gives up this instance's leases. */
+  /** Stops the engine, waits for a pass in progress and gives up this instance's leases. */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    clearTimeout(this.sweepTimer);
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.ready.clear();
+    await this.sweeping;
+    await this.worker;
     await this.ctx.leases.releaseAll(this.ctx.settings.instanceId).catch(() => undefined);
   }
 
-  private async tick(): Promise<void> {
-    if (this.stopped || this.running) return;
-    this.pokes = false;
-    this.running = this.runDue()
-      .catch((err) => this.ctx.logger.warn({ err: (err as Error).message }, 'routing tick failed'))
-      .finally(() => {
-        this.running = undefined;
-      });
-    await this.running;
-    if (this.stopped) return;
-    // Under load, passes of one account are spaced by at least the tick: each pass reads the account's
-    // live interactions, and back-to-back passes would starve the store.
-    this.timer = setTimeout(
-      () => void this.tick(),
-      this.pokes ? Math.min(50, this.ctx.settings.tickMs) : this.ctx.settings.tickMs,
-    );
+  /** Arms a timer for every account with a stored wake: the safety net for deadlines nobody here armed. */
+  private async sweep(): Promise<void> {
+    for (const { accountId, wakeAt } of await this.ctx.leases.pending(1000)) this.schedule(accountId, wakeAt);
   }
 
-  private async runDue(): Promise<void> {
+  /** Runs ready accounts one at a time (passes are store-heavy; one at a time keeps the store responsive). */
+  private kick(): void {
+    if (this.worker || this.stopped) return;
+    this.worker = (async () => {
+      while (!this.stopped && this.ready.size) {
+        const accountId = this.ready.values().next().value as string;
+        this.ready.delete(accountId);
+        await this.runAccount(accountId).catch((err) => {
+          // A store error on the lease document: try again shortly rather than wait for the sweep.
+          this.ctx.logger.warn({ err: (err as Error).message, accountId }, 'routing wake failed; retrying');
+          this.schedule(accountId, Date.now() + retryMs);
+        });
+      }
+    })().finally(() => {
+      this.worker = undefined;
+      if (this.ready.size) this.kick();
+    });
+  }
+
+  private async runAccount(accountId: string): Promise<void> {
     const { leases, settings } = this.ctx;
-    for (const accountId of await leases.due(Date.now(), 50)) {
-      if (this.stopped) return;
-      if (Date.now() - (this.lastPass.get(accountId) ?? 0) < settings.tickMs) {
-        this.pokes = true;
-        continue;
-      }
-      const now = Date.now();
-      const mark = now + settings.leaseMs;
-      if (!(await leases.acquire(accountId, settings.instanceId, now, settings.leaseMs, mark))) continue;
-      this.lastPass.set(accountId, now);
-      try {
-        const next = await this.pass(accountId);
-        await leases.settle(accountId, settings.instanceId, mark, next);
-      } catch (err) {
-        this.ctx.logger.warn(
-          { err: (err as Error).message, accountId },
-          'routing pass failed; retried after the lease',
-        );
-      }
+    const now = Date.now();
+    const mark = now + settings.leaseMs;
+    if (!(await leases.acquire(accountId, settings.instanceId, now, settings.leaseMs, mark))) {
+      // Not due yet, or another instance is passing it: arm for the stored wake, or for the end of that
+      // lease (the holder re-runs if woken meanwhile; this timer covers the holder dying mid-pass).
+      const state = await leases.state(accountId);
+      if (!state) return;
+      const heldElsewhere = state.owner && state.owner !== settings.instanceId && state.leaseUntil > now;
+      this.schedule(accountId, heldElsewhere ? Math.max(state.wakeAt, state.leaseUntil + 1) : state.wakeAt);
+      return;
     }
+    this.lastPass.set(accountId, now);
+    let next: number;
+    try {
+      next = await this.pass(accountId);
+    } catch (err) {
+      // The stored wake stays at the lease end: this or another instance retries then.
+      this.ctx.logger.warn({ err: (err as Error).message, accountId }, 'routing pass failed; retried after the lease');
+      this.schedule(accountId, mark);
+      return;
+    }
+    const settled = await leases.settle(accountId, settings.instanceId, mark, next, Date.now() + settings.passGapMs);
+    // Not settled: woken during the pass (or the lease was lost): run again (spaced by the pass gap).
+    this.schedule(accountId, settled ? next : Date.now());
   }
 
   /** One routing pass for an account; returns when the next one is due. */
@@ -193,10 +233,6 @@ export class AssignmentEngine implements Waker {
     for (const [agentId, ids] of repairs.sync) await this.sync.sync(accountId, agentId, { extra: [...ids] });
     for (const id of repairs.archive) await interactions.archive(accountId, id).catch(() => false);
     if (repairs.sync.size) agents = await this.ctx.agents.all(accountId);
-    if (Date.now() - (this.lastCleanup.get(accountId) ?? 0) >= requestLogCleanupMs) {
-      this.lastCleanup.set(accountId, Date.now());
-      await this.ctx.requests.expire(accountId, Date.now());
-    }
 
     const queued = live
       .map((l) => l.rec)
@@ -212,7 +248,7 @@ export class AssignmentEngine implements Waker {
         nextAt = Math.min(nextAt, rec.offer.expiresAt);
     }
     if (touched.size || repairs.waiting)
-      nextAt = Math.min(nextAt, Date.now() + Math.max(settings.tickMs, repairs.waiting ? settings.syncGraceMs : 0));
+      nextAt = Math.min(nextAt, Date.now() + Math.max(settings.passGapMs, repairs.waiting ? settings.syncGraceMs : 0));
     this.ctx.logger.debug(
       {
         accountId,

@@ -16,7 +16,10 @@ export interface RoutingSettings {
   syncGraceMs: number;
   reserveGraceMs: number;
   leaseMs: number;
-  tickMs: number;
+  /** Least time between two passes of one account (a burst of wakes is served by one pass). */
+  passGapMs: number;
+  /** Period of the engine's safety sweep over stored wakes. */
+  sweepMs: number;
   maxQueuedPerPass: number;
   instanceId: string;
 }

@@ -58,12 +58,19 @@ export class EagerPublisher {
    * again; if more was staged meanwhile, the relay's flush sends the rest.
    */
   soon(model: OutboxModel, id: string, staged?: Staged | null): Promise<void> {
-    if (!this.enabled) return Promise.resolve();
+    if (!this.enabled) {
+      // Left to the relay, on a timer for this document (after the grace period), not to a scan.
+      this.relay.later(model, id);
+      return Promise.resolve();
+    }
     const key = `${model.collection.name}:${id}`;
     const previous = this.chains.get(key) ?? Promise.resolve();
     const next = previous
       .then(() => (staged ? this.publishStaged(model, id, staged) : this.relay.flushSoon(model, id)))
-      .catch((err) => this.logger.warn({ err: (err as Error).message, id }, 'eager publish failed'));
+      .catch((err) => {
+        this.logger.warn({ err: (err as Error).message, id }, 'eager publish failed; retried on a timer');
+        this.relay.later(model, id);
+      });
     this.chains.set(key, next);
     void next.finally(() => {
       if (this.chains.get(key) === next) this.chains.delete(key);

@@ -9,7 +9,8 @@ export const never = Number.MAX_SAFE_INTEGER;
 
 /**
  * Per-account engine documents: `wakeAt` says when routing must next run for the account (0 after a
- * change, or the next deadline), and a lease (`owner`, `leaseUntil`) says which instance runs it.
+ * change, or the next deadline), and a lease (`owner`, `leaseUntil`) says which instance runs a pass (held
+ * during a pass and the short gap after it).
  * Every operation is an `_id` lookup or a conditional update by `_id` (cheap on any store).
  */
 export class AccountLeaseRepository {
@@ -33,31 +34,56 @@ export class AccountLeaseRepository {
     }
   }
 
-  /** Accounts whose next pass is due. */
-  async due(now: number, limit: number): Promise<string[]> {
+  /** Accounts with a stored wake (due or later): the engine's slow safety sweep arms a timer for each. */
+  async pending(limit: number): Promise<{ accountId: string; wakeAt: number }[]> {
     const docs = await this.models.accounts
-      .find({ wakeAt: { $lte: now } }, { _id: 1 })
+      .find({ wakeAt: { $lt: never } }, { _id: 1, wakeAt: 1 })
       .limit(limit)
       .lean<Doc[]>();
-    return docs.map((d) => d._id as string);
+    return docs.map((d) => ({ accountId: d._id as string, wakeAt: d.wakeAt as number }));
+  }
+
+  /** The engine document of one account (an `_id` lookup). */
+  async state(accountId: string): Promise<{ wakeAt: number; owner: string | null; leaseUntil: number } | null> {
+    const d = await this.models.accounts.findOne({ _id: accountId }).lean<Doc>();
+    return d ? { wakeAt: d.wakeAt ?? never, owner: d.owner ?? null, leaseUntil: d.leaseUntil ?? 0 } : null;
   }
 
   /**
-   * Takes or renews the account's lease and starts a pass, in one conditional update: it succeeds only
-   * if the lease is free (expired) or already ours. `wakeAt` becomes `mark` (the lease end, so a pass
-   * that dies is retried); a wake during the pass sets it back to 0, which {@link settle} then keeps.
+   * Takes or renews the account's lease in one conditional update: it succeeds only if the lease is free
+   * (expired) or already ours. With `mark` it starts a pass: only if a pass is due (`wakeAt` reached), and
+   * `wakeAt` becomes `mark` (the lease end, so a pass that dies is retried); a wake during the pass sets it
+   * back to 0, which {@link settle} then sees. Without `mark` it renews the lease of a pass in progress.
    */
   async acquire(accountId: string, owner: string, now: number, leaseMs: number, mark?: number): Promise<boolean> {
     const res = await this.models.accounts.updateOne(
-      { _id: accountId, $or: [{ leaseUntil: { $lt: now } }, { owner }] },
+      {
+        _id: accountId,
+        ...(mark !== undefined ? { wakeAt: { $lte: now } } : {}),
+        $or: [{ leaseUntil: { $lt: now } }, { owner }],
+      },
       { $set: { owner, leaseUntil: now + leaseMs, ...(mark !== undefined ? { wakeAt: mark } : {}) } },
     );
     return res.matchedCount === 1;
   }
 
-  /** Records the next wake after a pass, unless someone woke the account during the pass. */
-  async settle(accountId: string, owner: string, mark: number, nextWakeAt: number): Promise<void> {
-    await this.models.accounts.updateOne({ _id: accountId, owner, wakeAt: mark }, { $set: { wakeAt: nextWakeAt } });
+  /**
+   * Ends a pass: records the next wake and shortens the lease to `holdUntil` (the end of the gap between two
+   * passes of the account, so passes stay spaced across instances too), unless someone woke the account
+   * during the pass (or took the lease over). Returns whether it settled; if not, the caller runs another pass.
+   */
+  async settle(
+    accountId: string,
+    owner: string,
+    mark: number,
+    nextWakeAt: number,
+    holdUntil: number,
+  ): Promise<boolean> {
+    const res = await this.models.accounts.updateOne(
+      { _id: accountId, owner, wakeAt: mark },
+      { $set: { wakeAt: nextWakeAt, leaseUntil: holdUntil } },
+    );
+    return res.matchedCount === 1;
   }
 
   /** Gives up every lease this instance holds (graceful shutdown: another instance takes over at once). */

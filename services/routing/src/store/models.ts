@@ -70,10 +70,12 @@ const decisionSchema = schema({
   decision: mixed,
 });
 decisionSchema.index({ accountId: 1, interactionId: 1, at: 1 });
+decisionSchema.index({ at: 1 }); // expiry
 decisionSchema.plugin(tenantScoped);
 
 /** Ended interactions (moved out of `interactions` once their events are out): traces and history. */
 const archiveSchema = schema(interactionFields);
+archiveSchema.index({ endedAt: 1 }); // expiry
 archiveSchema.plugin(tenantScoped);
 
 /** Agents: profile, presence, work list (capacity in use) with its outbox. */
@@ -179,7 +181,7 @@ const requestSchema = schema(
   },
   opts,
 );
-requestSchema.index({ accountId: 1, expiresAt: 1 });
+requestSchema.index({ expiresAt: 1 }); // expiry, across accounts
 requestSchema.plugin(tenantScoped);
 
 /**

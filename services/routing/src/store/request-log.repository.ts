@@ -77,9 +77,4 @@ export class RequestLogRepository {
       status: 'pending',
     });
   }
-
-  /** Forgets requestIds older than the retention (app-side expiry: no TTL indexes on the portable store). */
-  async expire(accountId: string, now: number): Promise<number> {
-    return (await this.models.requests.deleteMany({ accountId, expiresAt: { $lt: now } })).deletedCount;
-  }
 }

@@ -11,13 +11,13 @@ afterAll(() => h.teardown(), 120_000);
 
 it('two routing instances, 200 interactions, 20 agents: no agent over capacity, none assigned twice, none lost', async () => {
   // Short leases: holders may overlap under load, which the conditional writes must make harmless.
-  // Passes at most every 500 ms and a slower relay: each of them reads every live interaction.
+  // Passes of the account at most every 500 ms: each reads every live interaction.
   const settings = {
     OFFER_TIMEOUT_MS: '600000',
     LEASE_MS: '2000',
     LOG_LEVEL: 'error',
-    ENGINE_TICK_MS: '500',
-    OUTBOX_RELAY_INTERVAL_MS: '5000',
+    ENGINE_PASS_GAP_MS: '500',
+    OUTBOX_SWEEP_MS: '30000',
   };
   const one = await h.start({ ...settings, INSTANCE_ID: 'scale-1' });
   const two = await h.start({ ...settings, INSTANCE_ID: 'scale-2' });

@@ -149,7 +149,7 @@ export class Harness {
       MONGO_URL: this.mongoUrl,
       MONGO_DB: this.db,
       KAFKA_GROUP_ID: this.group,
-      ENGINE_TICK_MS: '100',
+      ENGINE_PASS_GAP_MS: '100',
       ...this.issuer.env,
       ...overrides,
     };

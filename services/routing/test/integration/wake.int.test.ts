@@ -1,0 +1,124 @@
+import { eventually } from '@cc/testing';
+import type { RoutingService } from '../../src/service';
+import { Api, expectOk } from '../support/api';
+import { Harness } from '../support/harness';
+
+const h = new Harness();
+let svc: RoutingService;
+let api: Api;
+/** Every collection operation the instance sends to the store, as `<collection>.<method>`. */
+const ops: string[] = [];
+
+beforeAll(async () => {
+  await h.setup();
+  // Sweeps every ten minutes: within this test only wakes and timers can move anything.
+  svc = await h.start({
+    ENGINE_SWEEP_MS: '600000',
+    OUTBOX_SWEEP_MS: '600000',
+    EXPIRY_INTERVAL_MS: '600000',
+    OFFER_TIMEOUT_MS: '1500',
+    ENGINE_PASS_GAP_MS: '50',
+  });
+  svc.conn.set('debug', (collection: string, method: string) => {
+    ops.push(`${collection}.${method}`);
+  });
+  api = await Api.for(h, svc.url(), h.account());
+}, 60_000);
+afterAll(() => h.teardown());
+
+it('an idle instance sends nothing to the store between its sweeps', async () => {
+  // After start: the engine sweep and the outbox sweeps (now and after the 2 s grace), then silence.
+  await eventually(() => ops.filter((o) => o.startsWith('agents.find')).length, {
+    accept: (n) => n >= 1,
+    timeoutMs: 10_000,
+    what: "the outbox's second start-up sweep",
+  });
+  const before = ops.length;
+  await new Promise((r) => setTimeout(r, 2000)); // the idle window under test
+  // Provider events other tests publish on the shared broker are work (the read model), not polling.
+  const consumed = /^(providers|processed_events)\./;
+  expect(ops.slice(before).filter((o) => !consumed.test(o))).toEqual([]);
+});
+
+it('offers to a Ready agent at once after an Invoke, and to an agent who becomes Ready, without a tick', async () => {
+  await api.setupRoute('Support');
+  const jane = await api.createAgent('jane', { ready: true });
+  let started = Date.now();
+  const first = expectOk(
+    await api.invoke({ requests: [{ route: 'Support', routingdata: { interactiontype: 'live' } }] }),
+  ).body.results[0].interactionId as string;
+  const offer = await eventually(async () => (await api.agent('GET', `/${jane}/offers`)).body?.[0], {
+    timeoutMs: 5000,
+    intervalMs: 20,
+    what: 'the offer after Invoke',
+  });
+  expect(offer.interactionId).toBe(first);
+  expect(Date.now() - started).toBeLessThan(3000);
+
+  // Nobody Ready: the Invoke waits; the agent becoming Ready is the work that wakes the engine.
+  const bob = await api.createAgent('bob');
+  expectOk(await api.agent('POST', `/${jane}/offers/${offer.offerId}/accept`));
+  const second = expectOk(
+    await api.invoke({ requests: [{ route: 'Support', routingdata: { interactiontype: 'live' } }] }),
+  ).body.results[0].interactionId as string;
+  started = Date.now();
+  expectOk(await api.agent('PUT', `/${bob}/presence`, { presence: 'Ready' }));
+  const offerToBob = await eventually(async () => (await api.agent('GET', `/${bob}/offers`)).body?.[0], {
+    timeoutMs: 5000,
+    intervalMs: 20,
+    what: 'the offer after the agent became Ready',
+  });
+  expect(offerToBob.interactionId).toBe(second);
+  expect(Date.now() - started).toBeLessThan(3000);
+
+  // The offer rings out on the timer the pass armed for its expiry (1.5 s), is requeued and offered again.
+  const offered = await eventually(
+    () => (h.collector?.of(second) ?? []).filter((e) => e.type === 'interaction.offered'),
+    { accept: (e) => e.length >= 2, timeoutMs: 8000, what: 'a second offer after the first rang out' },
+  );
+  const gap = Date.parse(offered[1]?.time as string) - Date.parse(offered[0]?.time as string);
+  expect(gap).toBeGreaterThanOrEqual(1500);
+  expect(gap).toBeLessThan(4000);
+}, 60_000);
+
+it('expires bookkeeping by its indexed time field: request logs, decisions, archive, consumed event ids', async () => {
+  const now = Date.now();
+  const old = now - 31 * 86_400_000;
+  const account = `exp-${now}`;
+  await h.withDb(async (db) => {
+    await db.collection('invoke_requests').insertMany([
+      { _id: `${account}:r1`, accountId: account, expiresAt: now - 1 },
+      { _id: `${account}:r2`, accountId: account, expiresAt: now + 3_600_000 },
+    ] as never[]);
+    await db.collection('interaction_decisions').insertMany([
+      { _id: `${account}:d1`, accountId: account, interactionId: 'i1', at: old },
+      { _id: `${account}:d2`, accountId: account, interactionId: 'i1', at: now },
+    ] as never[]);
+    await db.collection('interaction_archive').insertMany([
+      { _id: `${account}:a1`, accountId: account, state: 'ended', endedAt: old },
+      { _id: `${account}:a2`, accountId: account, state: 'ended', endedAt: now },
+    ] as never[]);
+    await db.collection('processed_events').insertMany([
+      { _id: `${account}:e1`, at: new Date(now - 8 * 86_400_000) },
+      { _id: `${account}:e2`, at: new Date(now) },
+    ] as never[]);
+  });
+  const deleted = await svc.expiry.runOnce();
+  expect(deleted).toMatchObject({
+    invoke_requests: expect.any(Number),
+    interaction_decisions: expect.any(Number),
+    interaction_archive: expect.any(Number),
+    processed_events: expect.any(Number),
+  });
+  const left = await h.withDb(async (db) => {
+    const ids: string[] = [];
+    for (const c of ['invoke_requests', 'interaction_decisions', 'interaction_archive', 'processed_events'])
+      for (const d of await db
+        .collection(c)
+        .find({ _id: { $regex: `^${account}:` } } as never)
+        .toArray())
+        ids.push(String(d._id).slice(account.length + 1));
+    return ids.sort();
+  });
+  expect(left).toEqual(['a2', 'd2', 'e2', 'r2']);
+});
