@@ -78,12 +78,9 @@ export class ProviderRepository {
     return this.scoped.findOne({ accountId, provider }, { outbox: 0 }).lean<ProviderDoc>();
   }
 
-  /** Several providers across accounts (the dispatcher's look-up for one pass). */
-  async findMany(refs: ProviderRef[]): Promise<ProviderDoc[]> {
-    if (refs.length === 0) return [];
-    return this.system
-      .find({ $or: refs.map((r) => ({ accountId: r.accountId, provider: r.provider })) }, { outbox: 0 })
-      .lean<ProviderDoc[]>();
+  /** Every provider (read once at start: the pipeline keeps the read model in memory). */
+  async all(): Promise<ProviderDoc[]> {
+    return this.system.find({}, { outbox: 0 }).lean<ProviderDoc[]>();
   }
 
   /**
