@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { mongoDeduper } from '@cc/bus';
 import { eventSchemas } from '@cc/contracts';
 import { createSecretBox, createTokenVerifier } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
@@ -111,7 +110,9 @@ export async function startService(
     groupId: config.CONSUMER_GROUP,
     topics: consumedTopics,
     deadLetterTopic,
-    deduper: consumer.deduper(mongoDeduper(runtime.conn, config.CONSUMER_GROUP)),
+    deduper: consumer.deduper(),
+    // Partitions handled side by side: their records share one group commit.
+    partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     handler: consumer.handler,
   });
 

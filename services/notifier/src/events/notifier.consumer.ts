@@ -39,8 +39,11 @@ export interface NotifierConsumerDeps {
 /** The consumer's handler and the barrier that makes its records durable before offsets are committed. */
 export interface NotifierConsumer {
   handler: (event: CloudEvent, ctx: HandlerContext) => Promise<void>;
-  /** Wraps the store-backed deduper: marking a batch waits until every record of the batch is durable. */
-  deduper(inner: Deduper): Deduper;
+  /**
+   * The consumer's deduper: no store look-up (the handler is idempotent by key); marking a batch waits
+   * until every record of the batch is durable, so the offset commit that follows means "recorded".
+   */
+  deduper(): Deduper;
   /** Writes what is pending (shutdown). */
   drain(): Promise<void>;
 }
@@ -192,12 +195,11 @@ export function notifierConsumer(deps: NotifierConsumerDeps): NotifierConsumer {
   return {
     handler,
     drain,
-    deduper: (inner) => ({
-      seenMany: (ids) => inner.seenMany(ids),
-      markMany: async (ids) => {
-        await drain();
-        await inner.markMany(ids);
-      },
+    // Every write of this handler is idempotent by key (delivery id, provider version, interaction
+    // key), so redelivered events need no store lookup: the deduper only makes the batch durable.
+    deduper: () => ({
+      seenMany: async () => new Set<string>(),
+      markMany: drain,
     }),
   };
 }

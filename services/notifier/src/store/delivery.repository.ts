@@ -116,31 +116,22 @@ export class DeliveryRepository {
   }
 
   /**
-   * Writes outcomes in one `bulkWrite`, each conditional on the version the pipeline holds. A write
-   * that finds another version (a replay or a takeover won meanwhile) records only its attempts.
+   * Writes outcomes in one `bulkWrite` addressed by `_id` alone (FerretDB serves only `_id` filters
+   * without a scan). Exclusivity comes from ownership: only the instance holding a delivery writes
+   * its outcomes; takeovers and replays are conditional on the version, which each outcome bumps.
+   * A write for a delivery this instance does not hold (`version` < 0, a duplicate record) keeps its
+   * attempt records only.
    */
   async writeOutcomes(writes: OutcomeWrite[]): Promise<void> {
     if (writes.length === 0) return;
-    // version < 0: the pipeline does not hold this delivery (a duplicate record): keep its attempts only.
-    const held = writes.filter((w) => w.version >= 0);
-    const res = held.length
-      ? await this.raw.bulkWrite(
-          held.map((w) => ({ updateOne: { filter: { _id: w.id, version: w.version }, update: outcomeUpdate(w) } })),
-          { ordered: false },
-        )
-      : { matchedCount: 0 };
-    let missed = writes.filter((w) => w.version < 0);
-    if (res.matchedCount < held.length) {
-      // Rare: find which writes missed (a replay or takeover won) and keep their attempt records at least.
-      const found = await Promise.all(held.map((w) => this.raw.findOne({ _id: w.id }, { projection: { version: 1 } })));
-      missed = missed.concat(
-        held.filter((w, i) => found[i] && (found[i] as { version: number }).version !== w.version + 1),
-      );
-    }
-    await Promise.all(
-      missed
-        .filter((w) => w.attempts.length)
-        .map((w) => this.raw.updateOne({ _id: w.id }, { $push: { attempts: { $each: w.attempts } } })),
+    await this.raw.bulkWrite(
+      writes.map((w) => ({
+        updateOne: {
+          filter: { _id: w.id },
+          update: w.version >= 0 ? outcomeUpdate(w) : { $push: { attempts: { $each: w.attempts } } },
+        },
+      })),
+      { ordered: false },
     );
   }
 

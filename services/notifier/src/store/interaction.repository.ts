@@ -13,15 +13,20 @@ export class InteractionRepository {
     return this.model.collection as unknown as mongo.Collection<InteractionInfoDoc>;
   }
 
-  /** Keeps the facts of queued interactions in one bulk write (idempotent: the first write wins). */
+  /** Keeps the facts of queued interactions in one unordered insert (idempotent: the first write wins). */
   async rememberMany(infos: Omit<InteractionInfoDoc, 'createdAt'>[], now: Date): Promise<void> {
     if (infos.length === 0) return;
-    await this.raw.bulkWrite(
-      infos.map((info) => ({
-        updateOne: { filter: { _id: info._id }, update: { $setOnInsert: { ...info, createdAt: now } }, upsert: true },
-      })),
-      { ordered: false },
-    );
+    try {
+      await this.raw.insertMany(
+        infos.map((info) => ({ ...info, createdAt: now })),
+        { ordered: false },
+      );
+    } catch (err) {
+      const writeErrors = (err as { writeErrors?: { code?: number }[] | { code?: number } }).writeErrors;
+      const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+      // Already known (a redelivered event): nothing to change.
+      if (list.length === 0 || list.some((e) => e.code !== 11000)) throw err;
+    }
   }
 
   /** What is known of an interaction, if anything. */

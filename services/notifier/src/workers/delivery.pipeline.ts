@@ -75,6 +75,9 @@ interface Lane {
   key: string;
   ready: Live[];
   inFlight: number;
+  /** A pump is running (breaker events fire synchronously inside it): a nested call asks for another round. */
+  pumping: boolean;
+  again: boolean;
 }
 
 interface PendingOutcome {
@@ -307,7 +310,7 @@ export class DeliveryPipeline {
     if (!this.running || !this.live.has(d.id)) return;
     let lane = this.lanes.get(d.endpointKey);
     if (!lane) {
-      lane = { key: d.endpointKey, ready: [], inFlight: 0 };
+      lane = { key: d.endpointKey, ready: [], inFlight: 0, pumping: false, again: false };
       this.lanes.set(d.endpointKey, lane);
     }
     if (!lane.ready.includes(d)) lane.ready.push(d);
@@ -316,8 +319,24 @@ export class DeliveryPipeline {
 
   /** Starts what the lane may send now. Synchronous up to each `breaker.fire`, so the half-open trial is one. */
   private pump(lane: Lane): void {
-    const { config, breakers } = this.deps;
     if (!this.running) return;
+    if (lane.pumping) {
+      lane.again = true;
+      return;
+    }
+    lane.pumping = true;
+    try {
+      do {
+        lane.again = false;
+        this.pumpOnce(lane);
+      } while (lane.again);
+    } finally {
+      lane.pumping = false;
+    }
+  }
+
+  private pumpOnce(lane: Lane): void {
+    const { config, breakers } = this.deps;
     while (lane.ready.length) {
       const provider = this.providerCache.get(lane.key);
       const refusal = refusalOf(provider);
