@@ -51,6 +51,11 @@ export interface ConsumerOptions {
    * 10 s; heartbeats every tenth of it). A crashed instance's partitions wait this long for a new owner.
    */
   sessionTimeoutMs?: number;
+  /**
+   * Partitions handled at once (kafkajs `partitionsConsumedConcurrently`, default 1). Order is kept
+   * within a partition either way; more lets one partition's commit wait overlap another's handling.
+   */
+  partitionsConsumedConcurrently?: number;
 }
 
 /** Default infrastructure-error test: MongoDB and Kafka connectivity failures (from the kit). */
@@ -120,6 +125,7 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
 
   await consumer.run({
     autoCommit: false,
+    partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? 1,
     eachBatchAutoResolve: false,
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
       const { topic, partition } = batch;

@@ -97,3 +97,32 @@ describe('requireAuth', () => {
     expect((await get('/v0/x', await sign({ [claims.account]: 'a', scope: 'v0' }))).status).toBe(401);
   });
 });
+
+describe('createTokenVerifier cache', () => {
+  const verifier = () => createTokenVerifier({ issuer: 'cc-suite', audience: 'cc-suite-api', jwks: { keys: [jwk] } });
+
+  it('remembers a verified token: the second check returns the same principal without verifying again', async () => {
+    const verify = verifier();
+    const token = await sign({ [claims.account]: 'acc-1', scope: 'stats' });
+    const first = await verify(token);
+    expect(await verify(token)).toBe(first);
+    // Another token is verified on its own.
+    const other = await verify(await sign({ [claims.account]: 'acc-2', scope: 'stats' }));
+    expect(other).not.toBe(first);
+    expect(other.accountId).toBe('acc-2');
+  });
+
+  it('never caches past the expiry: a token past exp (within the clock tolerance) is verified every time', async () => {
+    const verify = verifier();
+    const token = await sign({ [claims.account]: 'acc-1', scope: 'stats' }, { exp: '-5s' });
+    const first = await verify(token);
+    expect(first.accountId).toBe('acc-1');
+    expect(await verify(token)).not.toBe(first);
+  });
+
+  it('does not cache failures', async () => {
+    const verify = verifier();
+    await expect(verify('abc.def.ghi')).rejects.toThrow();
+    await expect(verify('abc.def.ghi')).rejects.toThrow();
+  });
+});

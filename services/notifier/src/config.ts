@@ -1,6 +1,7 @@
+import { hostname } from 'node:os';
 import { authConfigSpec, baseConfigSpec, loadConfig, num, str } from '@cc/kit';
 import { EndpointAllowlist } from './domain/address-policy';
-import { parseSchedule, type RetrySchedule } from './domain/schedule';
+import { parseDuration, parseSchedule, type RetrySchedule } from './domain/schedule';
 
 /** Every variable the notifier reads, with its default and description. */
 export const configSpec = {
@@ -21,18 +22,32 @@ export const configSpec = {
   ATTEMPT_TIMEOUT_MS: num({ default: 15000, desc: 'Deadline of one POST to a provider endpoint' }),
   LEASE_MS: num({
     default: 0,
-    desc: 'How long a claimed delivery is reserved for its sender; after that another instance retries it (0: attempt timeout + 15 s)',
+    desc: "How long an instance's hold on its open deliveries lasts unless renewed; after that another instance takes them over (0: 3 × SWEEP_INTERVAL_MS)",
+  }),
+  SWEEP_INTERVAL_MS: num({
+    default: 30000,
+    desc: 'The safety sweep: takes over deliveries of stopped instances and expires old bookkeeping (nothing else polls)',
+  }),
+  DELIVERY_RETENTION: str({ default: '30d', desc: 'How long finished deliveries (and interaction facts) are kept' }),
+  INSTANCE_ID: str({
+    default: '',
+    desc: 'Name of this instance on the deliveries it holds; a restart under the same name takes them back at once (default: host name and port)',
   }),
   MAX_RETRY_AFTER_MS: num({ default: 6 * 3_600_000, desc: 'Longest Retry-After (429/503) honoured' }),
-  DISPATCH_INTERVAL_MS: num({ default: 250, desc: 'How often the dispatcher looks for due deliveries when idle' }),
-  DISPATCH_BATCH: num({ default: 200, desc: 'Due deliveries read per dispatcher pass' }),
-  ENDPOINT_CONCURRENCY: num({ default: 4, desc: 'POSTs in flight per provider endpoint' }),
+  ENDPOINT_CONCURRENCY: num({ default: 8, desc: 'POSTs in flight per provider endpoint' }),
   MAX_IN_FLIGHT: num({ default: 256, desc: 'POSTs in flight in this instance' }),
-  ORDER_RECHECK_MS: num({
-    default: 30000,
-    desc: 'A delivery held behind an earlier one of its interaction is re-checked at least this often',
+  BREAKER_FAILURE_THRESHOLD: num({
+    default: 5,
+    desc: "Attempts in the breaker's window before it may open (opossum volumeThreshold)",
   }),
-  BREAKER_FAILURE_THRESHOLD: num({ default: 5, desc: "Consecutive failures that open an endpoint's circuit breaker" }),
+  BREAKER_ERROR_PERCENTAGE: num({
+    default: 50,
+    desc: "Failed share (%) of the window's attempts above which the breaker opens",
+  }),
+  BREAKER_WINDOW_MS: num({
+    default: 60000,
+    desc: "The breaker's rolling window (longer than ATTEMPT_TIMEOUT_MS, so a timeout counts in the window of its request)",
+  }),
   BREAKER_RESET_MS: num({ default: 30000, desc: 'How long a breaker stays open before one trial request (half-open)' }),
   ENDPOINT_ALLOWLIST: str({
     default: '',
@@ -50,6 +65,10 @@ export type Config = ReturnType<typeof loadConfig<typeof configSpec>> & {
   schedule: RetrySchedule;
   /** The effective lease (LEASE_MS or its default). */
   leaseMs: number;
+  /** The parsed `DELIVERY_RETENTION`. */
+  retentionMs: number;
+  /** The effective instance name. */
+  instanceId: string;
 };
 
 /**
@@ -74,9 +93,23 @@ export function loadNotifierConfig(
   } catch (err) {
     problems.push(`ENDPOINT_ALLOWLIST: malformed (${(err as Error).message})`);
   }
-  const leaseMs = base.LEASE_MS > 0 ? base.LEASE_MS : base.ATTEMPT_TIMEOUT_MS + 15000;
+  const leaseMs = base.LEASE_MS > 0 ? base.LEASE_MS : 3 * base.SWEEP_INTERVAL_MS;
   if (leaseMs <= base.ATTEMPT_TIMEOUT_MS) problems.push('LEASE_MS: must be longer than ATTEMPT_TIMEOUT_MS');
-  for (const key of ['ENDPOINT_CONCURRENCY', 'MAX_IN_FLIGHT', 'DISPATCH_BATCH', 'BREAKER_FAILURE_THRESHOLD'] as const) {
+  if (base.SWEEP_INTERVAL_MS < 1000) problems.push('SWEEP_INTERVAL_MS: must be at least 1000');
+  if (base.BREAKER_WINDOW_MS <= base.ATTEMPT_TIMEOUT_MS) {
+    problems.push('BREAKER_WINDOW_MS: must be longer than ATTEMPT_TIMEOUT_MS');
+  }
+  if (base.BREAKER_ERROR_PERCENTAGE < 0 || base.BREAKER_ERROR_PERCENTAGE >= 100) {
+    problems.push('BREAKER_ERROR_PERCENTAGE: must be from 0 to below 100');
+  }
+  let retentionMs = 0;
+  try {
+    retentionMs = parseDuration(base.DELIVERY_RETENTION);
+    if (retentionMs < 60_000) throw new Error('at least 1m');
+  } catch (err) {
+    problems.push(`DELIVERY_RETENTION: malformed (${(err as Error).message})`);
+  }
+  for (const key of ['ENDPOINT_CONCURRENCY', 'MAX_IN_FLIGHT', 'BREAKER_FAILURE_THRESHOLD'] as const) {
     if (!Number.isInteger(base[key]) || base[key] < 1) problems.push(`${key}: must be a positive integer`);
   }
   if (problems.length) {
@@ -86,5 +119,6 @@ export function loadNotifierConfig(
     );
     process.exit(78);
   }
-  return Object.freeze({ ...base, schedule, leaseMs });
+  const instanceId = base.INSTANCE_ID || `${hostname()}:${base.PORT}`;
+  return Object.freeze({ ...base, schedule, leaseMs, retentionMs, instanceId });
 }

@@ -8,21 +8,22 @@ import type { Config } from './config';
 import { EndpointAllowlist } from './domain/address-policy';
 import './domain/errors';
 import { parseEndpointKey } from './domain/keys';
-import { consumedTopics, notifierHandler } from './events/notifier.consumer';
+import { consumedTopics, notifierConsumer } from './events/notifier.consumer';
 import { producedTopics } from './events/topics';
 import { mountRoutes } from './http/routes';
 import { DeliveryRepository } from './store/delivery.repository';
 import { InteractionRepository } from './store/interaction.repository';
 import { notifierModels } from './store/notifier.models';
 import { ProviderRepository } from './store/provider.repository';
-import { DeliveryDispatcher } from './workers/delivery.dispatcher';
+import { DeliveryPipeline } from './workers/delivery.pipeline';
 import { createNotifierMetrics } from './workers/notifier.metrics';
 
 const breakerStateValue = { closed: 0, halfOpen: 1, open: 2 } as const;
 
 /**
- * Starts the notifier: store and Kafka, the consumer that records notifications, the dispatcher that
- * delivers them, and the admin API. Returns the runtime once listening.
+ * Starts the notifier: store and Kafka, the pipeline that delivers notifications (after taking over
+ * what a stopped instance left open), the consumer that feeds it, and the admin API. Returns the
+ * runtime once listening.
  */
 export async function startService(
   config: Readonly<Config>,
@@ -41,69 +42,78 @@ export async function startService(
 
   const models = notifierModels(runtime.conn);
   const relay = await runtime.useModels(
-    [models.deliveryQueue, models.deliveryLogSystem, models.providerSystem, models.interactions],
+    [models.deliveryQueue, models.providerSystem, models.interactions],
     [models.deliveryQueue, models.providerSystem],
   );
   const deliveries = new DeliveryRepository(models);
   const providers = new ProviderRepository(models);
   const interactions = new InteractionRepository(models);
 
+  let pipeline: DeliveryPipeline | undefined;
   const breakers = new EndpointBreakers({
-    failureThreshold: config.BREAKER_FAILURE_THRESHOLD,
+    volumeThreshold: config.BREAKER_FAILURE_THRESHOLD,
+    errorPercentage: config.BREAKER_ERROR_PERCENTAGE,
     resetMs: config.BREAKER_RESET_MS,
-    onStateChange: (gate, state) =>
-      runtime.logger.info({ endpointHost: gate.host, ...parseEndpointKey(gate.key), state }, 'endpoint breaker state'),
+    windowMs: config.BREAKER_WINDOW_MS,
+    onStateChange: (gate, state) => {
+      runtime.logger.info({ endpointHost: gate.host, ...parseEndpointKey(gate.key), state }, 'endpoint breaker state');
+      if (state !== 'open') pipeline?.resume(gate.key);
+    },
+    onEvent: (gate, event) => pipeline?.metrics?.breakerEvents.inc({ host: gate.host, event }),
   });
   const client = new ProviderEndpointClient({
     timeoutMs: config.ATTEMPT_TIMEOUT_MS,
     allowlist: new EndpointAllowlist(config.ENDPOINT_ALLOWLIST),
     ...(config.NOTIFIER_EXTRA_CA_FILE ? { extraCaPem: readFileSync(config.NOTIFIER_EXTRA_CA_FILE, 'utf8') } : {}),
   });
-  const dispatcher = new DeliveryDispatcher({
+  const live = new DeliveryPipeline({
     config,
+    owner: config.instanceId,
     deliveries,
     providers,
     client,
     breakers,
     box,
+    producer: runtime.producer,
     relay,
     logger: runtime.logger,
     deadLetterTopic,
   });
-  dispatcher.metrics = createNotifierMetrics(runtime.metrics, {
-    inFlight: () => dispatcher.inFlight(),
+  pipeline = live;
+  live.metrics = createNotifierMetrics(runtime.metrics, {
+    inFlight: () => live.inFlight(),
     breakers: () =>
       breakers.all().map((gate) => {
         const { accountId, provider } = parseEndpointKey(gate.key);
         return {
           labels: { host: gate.host, account: accountId, provider },
-          state: dispatcher.isDisabled(gate.key) ? 3 : breakerStateValue[EndpointBreakers.state(gate)],
+          state: live.provider(accountId, provider)?.disabledAt ? 3 : breakerStateValue[EndpointBreakers.state(gate)],
           failures: gate.consecutiveFailures,
         };
       }),
   });
+  live.onSweep = async (cutoff) => {
+    await interactions.expire(cutoff, 500);
+  };
 
+  const consumer = notifierConsumer({ deliveries, providers, interactions, box, pipeline: live });
   // Shutdown order (runtime): HTTP, consumers, outbox relay, then this step, then producer and store.
-  runtime.onShutdown('dispatcher', async () => {
-    await dispatcher.stop();
+  runtime.onShutdown('pipeline', async () => {
+    await consumer.drain().catch(() => undefined);
+    await live.stop();
     breakers.shutdown();
     client.close();
   });
 
-  dispatcher.start();
+  await live.start();
   await runtime.consume({
     groupId: config.CONSUMER_GROUP,
     topics: consumedTopics,
     deadLetterTopic,
-    handler: notifierHandler({
-      deliveries,
-      providers,
-      interactions,
-      box,
-      onRecorded: () => dispatcher.wake(),
-      onProviderChanged: (key, endpointChanged, reregistered) =>
-        dispatcher.providerChanged(key, endpointChanged, reregistered),
-    }),
+    deduper: consumer.deduper(),
+    // Partitions handled side by side: their records share one group commit.
+    partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
+    handler: consumer.handler,
   });
 
   const verify = createTokenVerifier({
@@ -113,7 +123,15 @@ export async function startService(
     accountClaim: config.AUTH_ACCOUNT_CLAIM,
   });
   await runtime.listen((app) =>
-    mountRoutes(app, { verify, deliveries, providers, breakers, onReplayed: () => dispatcher.wake() }),
+    mountRoutes(app, {
+      verify,
+      deliveries,
+      providers,
+      breakers,
+      pipeline: live,
+      owner: config.instanceId,
+      leaseMs: config.leaseMs,
+    }),
   );
   return runtime;
 }

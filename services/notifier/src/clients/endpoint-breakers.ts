@@ -4,14 +4,14 @@ import type { AttemptResult } from '../domain/outcome';
 /** The state of one endpoint's breaker as the admin API and metrics show it. */
 export type BreakerState = 'closed' | 'open' | 'halfOpen';
 
-/** Thrown inside the breaker for a failed attempt so opossum counts it; carries the result. */
+/** Thrown inside the breaker for a non-2xx attempt so opossum sees it; carries the result. */
 class AttemptFailed extends Error {
   constructor(readonly result: AttemptResult) {
     super('attempt failed');
   }
 }
 
-/** One provider endpoint's isolation state: its breaker and failure streak. */
+/** One provider endpoint's isolation state: its opossum breaker and failure streak. */
 export interface EndpointGate {
   key: string;
   endpoint: string;
@@ -19,29 +19,52 @@ export interface EndpointGate {
   breaker: CircuitBreaker<[() => Promise<AttemptResult>], AttemptResult>;
   consecutiveFailures: number;
   openedAt: number | null;
-  /** A half-open trial request is under way (only one is let through). */
-  trialInFlight: boolean;
 }
 
 /** What {@link EndpointBreakers} needs. */
 export interface EndpointBreakersOptions {
-  /** Consecutive failed attempts that open the breaker. */
-  failureThreshold: number;
-  /** How long it stays open before letting one trial request through. */
+  /** Attempts in the rolling window before the breaker may open at all (opossum `volumeThreshold`). */
+  volumeThreshold: number;
+  /** Failed share of the window's attempts above which it opens (opossum `errorThresholdPercentage`). */
+  errorPercentage: number;
+  /** How long it stays open before letting one trial request through (opossum `resetTimeout`). */
   resetMs: number;
-  /** Told of every state change (metrics, logs). */
+  /** The rolling window (opossum `rollingCountTimeout`). */
+  windowMs: number;
+  /** Told of every state change (logs; the pipeline resumes a lane on `halfOpen` and `closed`). */
   onStateChange?: (gate: EndpointGate, state: BreakerState) => void;
+  /** Told of every breaker event (metrics). */
+  onEvent?: (gate: EndpointGate, event: BreakerEvent) => void;
 }
+
+/** The opossum events counted in metrics. */
+export type BreakerEvent = 'success' | 'failure' | 'reject' | 'open' | 'halfOpen' | 'close';
+const countedEvents: BreakerEvent[] = ['success', 'failure', 'reject', 'open', 'halfOpen', 'close'];
 
 /** The outcome of sending through a gate: the attempt's result, or rejected without a call. */
 export type GateResult = { sent: true; result: AttemptResult } | { sent: false };
 
 /**
- * A circuit breaker per provider endpoint (opossum). Every non-2xx answer and every transport
- * failure is an endpoint failure here (4xx included: the request is the same for every endpoint, so
- * a 4xx means the endpoint is misconfigured). The breaker opens after `failureThreshold` consecutive
- * failures (tracked here; opossum's percentage rule is switched off), half-opens after `resetMs`
- * letting one trial through, and closes on its success or re-opens on its failure.
+ * Is this result the provider's own answer rather than an endpoint failure? A 4xx other than 408
+ * and 429 means the endpoint is up and refused this request: the retry policy handles it, but it
+ * does not count against the breaker (opossum's `errorFilter`).
+ */
+export function isProviderAnswer(result: AttemptResult): boolean {
+  return (
+    result.kind === 'response' &&
+    result.status >= 400 &&
+    result.status < 500 &&
+    result.status !== 408 &&
+    result.status !== 429
+  );
+}
+
+/**
+ * A circuit breaker per provider endpoint, used as opossum designs it: it opens when more than
+ * `errorPercentage` of the attempts in the rolling window failed once the window holds at least
+ * `volumeThreshold` attempts; it half-opens after `resetMs` and lets one trial through, which closes
+ * it or opens it again. 5xx, timeouts, transport errors, 408 and 429 are failures; other 4xx are not
+ * (`errorFilter`). The client enforces the attempt deadline (opossum's own timeout is off).
  */
 export class EndpointBreakers {
   private readonly gates = new Map<string, EndpointGate>();
@@ -56,16 +79,17 @@ export class EndpointBreakers {
     const breaker = new CircuitBreaker<[() => Promise<AttemptResult>], AttemptResult>(
       async (attempt) => {
         const result = await attempt();
-        if (!isSuccess(result)) throw new AttemptFailed(result);
+        if (result.kind !== 'response' || result.status < 200 || result.status >= 300) throw new AttemptFailed(result);
         return result;
       },
       {
         name: key,
-        timeout: false, // the client enforces the attempt deadline
+        timeout: false,
         resetTimeout: this.opts.resetMs,
-        errorThresholdPercentage: 100, // never opens by percentage: see consecutive failures below
-        volumeThreshold: Number.MAX_SAFE_INTEGER,
-        rollingCountTimeout: 60_000,
+        errorThresholdPercentage: this.opts.errorPercentage,
+        volumeThreshold: this.opts.volumeThreshold,
+        rollingCountTimeout: this.opts.windowMs,
+        errorFilter: (err: unknown) => err instanceof AttemptFailed && isProviderAnswer(err.result),
       },
     );
     const gate: EndpointGate = {
@@ -75,8 +99,13 @@ export class EndpointBreakers {
       breaker,
       consecutiveFailures: 0,
       openedAt: null,
-      trialInFlight: false,
     };
+    breaker.on('failure', () => {
+      gate.consecutiveFailures++;
+    });
+    breaker.on('success', () => {
+      gate.consecutiveFailures = 0;
+    });
     breaker.on('open', () => {
       gate.openedAt = Date.now();
       this.opts.onStateChange?.(gate, 'open');
@@ -86,6 +115,9 @@ export class EndpointBreakers {
       gate.openedAt = null;
       this.opts.onStateChange?.(gate, 'closed');
     });
+    for (const event of countedEvents) {
+      (breaker as unknown as NodeJS.EventEmitter).on(event, () => this.opts.onEvent?.(gate, event));
+    }
     this.gates.set(key, gate);
     this.opts.onStateChange?.(gate, 'closed');
     return gate;
@@ -116,6 +148,11 @@ export class EndpointBreakers {
     return 'closed';
   }
 
+  /** Would a request be let through now? Closed: yes; half-open: only until its one trial started; open: no. */
+  static admits(gate: EndpointGate): boolean {
+    return gate.breaker.closed || gate.breaker.pendingClose;
+  }
+
   /** When an open gate lets its next trial through (epoch ms); now when it is not open. */
   static retryAt(gate: EndpointGate, resetMs: number): number {
     return gate.breaker.opened && gate.openedAt !== null ? gate.openedAt + resetMs : Date.now();
@@ -123,22 +160,12 @@ export class EndpointBreakers {
 
   /** Sends through the gate: rejected without a call while open (or while a half-open trial runs). */
   async send(gate: EndpointGate, attempt: () => Promise<AttemptResult>): Promise<GateResult> {
-    const trial = gate.breaker.halfOpen && !gate.trialInFlight;
-    if (trial) gate.trialInFlight = true;
     try {
-      const result = await gate.breaker.fire(attempt);
-      gate.consecutiveFailures = 0;
-      return { sent: true, result };
+      return { sent: true, result: await gate.breaker.fire(attempt) };
     } catch (err) {
-      if (err instanceof AttemptFailed) {
-        gate.consecutiveFailures++;
-        if (gate.consecutiveFailures >= this.opts.failureThreshold && gate.breaker.closed) gate.breaker.open();
-        return { sent: true, result: err.result };
-      }
+      if (err instanceof AttemptFailed) return { sent: true, result: err.result };
       if ((err as { code?: string }).code === 'EOPENBREAKER') return { sent: false };
       throw err;
-    } finally {
-      if (trial) gate.trialInFlight = false;
     }
   }
 
@@ -147,10 +174,6 @@ export class EndpointBreakers {
     for (const gate of this.gates.values()) gate.breaker.shutdown();
     this.gates.clear();
   }
-}
-
-function isSuccess(result: AttemptResult): boolean {
-  return result.kind === 'response' && result.status >= 200 && result.status < 300;
 }
 
 function hostOf(endpoint: string): string {

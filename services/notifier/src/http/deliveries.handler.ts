@@ -5,16 +5,27 @@ import type { DeliveryDoc } from '../store/notifier.models';
 
 const maxAttemptsShown = 100;
 
-/** The admin view of a delivery (contract `delivery`): no body, no internal fields. */
-export function deliveryView(d: DeliveryDoc) {
+/** What the handlers need of the pipeline. */
+export interface LivePipeline {
+  view(id: string): { nextAttemptAt: Date; sending: boolean } | undefined;
+  adopt(docs: DeliveryDoc[]): void;
+}
+
+/**
+ * The admin view of a delivery (contract `delivery`): no body, no internal fields. `live` is the
+ * pipeline's in-memory view: its next attempt is current (e.g. postponed while a breaker is open).
+ */
+export function deliveryView(d: DeliveryDoc, live?: { nextAttemptAt: Date }) {
   const attempts = (d.attempts ?? []).slice(-maxAttemptsShown);
+  const open = d.state === 'pending' || d.state === 'failed';
+  const next = live?.nextAttemptAt ?? (d.nextAttemptAt ? new Date(d.nextAttemptAt) : null);
   return {
     deliveryId: d._id,
     provider: d.provider,
     interactionId: d.interactionId,
     notification: d.notification,
     state: d.state,
-    nextAttemptAt: d.state === 'pending' || d.state === 'failed' ? (d.nextAttemptAt?.toISOString() ?? null) : null,
+    nextAttemptAt: open ? (next?.toISOString() ?? null) : null,
     attempts: attempts.map((a) => ({
       at: new Date(a.at).toISOString(),
       status: a.status ?? null,
@@ -30,32 +41,42 @@ function page(total: number, q: { page: number; limit: number }, count: number) 
 }
 
 /** The admin handlers of deliveries: list, get, replay one, replay a provider's failed and dead ones. */
-export function deliveryHandlers(deliveries: DeliveryRepository, onReplayed: () => void) {
+export function deliveryHandlers(
+  deliveries: DeliveryRepository,
+  pipeline: LivePipeline,
+  lease: { owner: string; leaseMs: number },
+) {
   const accountOf = (res: Response) => principalOf(res).accountId;
   const load = async (req: Request, res: Response): Promise<DeliveryDoc> => {
     const d = await deliveries.get(accountOf(res), String(req.params.id));
     if (!d) throw new AppError('NOTIFIER.DELIVERY_NOT_FOUND', `No delivery ${String(req.params.id)} in this account`);
     return d;
   };
+  const view = (d: DeliveryDoc) => deliveryView(d, pipeline.view(d._id));
+  const replay = async (d: DeliveryDoc): Promise<DeliveryDoc | null> => {
+    const now = new Date();
+    const doc = await deliveries.replayOne(d, now, lease.owner, new Date(now.getTime() + lease.leaseMs));
+    if (doc) pipeline.adopt([doc]);
+    return doc;
+  };
 
   const list: RequestHandler = async (req, res) => {
     const q = req.query as unknown as DeliveryListQuery;
     const { items, total } = await deliveries.list(accountOf(res), q);
-    res.json({ meta: page(total, q, items.length), items: items.map(deliveryView) });
+    res.json({ meta: page(total, q, items.length), items: items.map(view) });
   };
 
   const get: RequestHandler = async (req, res) => {
-    res.json(deliveryView(await load(req, res)));
+    res.json(view(await load(req, res)));
   };
 
   const replayOne: RequestHandler = async (req, res) => {
     for (let attempt = 0; attempt < 3; attempt++) {
       const d = await load(req, res);
-      if (d.state === 'pending') {
+      if (d.state === 'pending' || pipeline.view(d._id)?.sending) {
         throw new AppError('NOTIFIER.DELIVERY_PENDING', 'The delivery is pending: it is already being delivered');
       }
-      if (await deliveries.replayOne(d, new Date())) {
-        onReplayed();
+      if (await replay(d)) {
         res.status(202).json({ replayed: 1 });
         return;
       }
@@ -65,14 +86,17 @@ export function deliveryHandlers(deliveries: DeliveryRepository, onReplayed: () 
 
   const replayProvider: RequestHandler = async (req, res) => {
     const body = req.body as { since: string; states: ('failed' | 'dead')[] };
-    const replayed = await deliveries.replayProvider(
+    const found = await deliveries.findForReplay(
       accountOf(res),
       String(req.params.name),
       new Date(body.since),
       body.states,
-      new Date(),
     );
-    if (replayed) onReplayed();
+    let replayed = 0;
+    for (const d of found) {
+      if (pipeline.view(d._id)?.sending) continue;
+      if (await replay(d)) replayed++;
+    }
     res.status(202).json({ replayed });
   };
 

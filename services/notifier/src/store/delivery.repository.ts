@@ -1,5 +1,5 @@
-import { type CloudEvent, type OutboxEntry, outboxEntries } from '@cc/bus';
-import type { Model } from 'mongoose';
+import { type OutboxEntry, outboxEntries } from '@cc/bus';
+import type { Model, mongo } from 'mongoose';
 import type { AttemptRecord, DeliveryDoc, NotifierModels } from './notifier.models';
 
 /** Fields of a new delivery, as the consumer records it. */
@@ -18,22 +18,24 @@ export type NewDelivery = Pick<
   | 'traceparent'
 >;
 
-/** An open delivery as the dispatcher scans it (no body, no attempts). */
-export type DueDelivery = Omit<DeliveryDoc, 'body' | 'attempts' | 'outbox'>;
+/** An open delivery as recovery reads it (no attempts, no outbox). */
+export type OpenDeliveryDoc = Omit<DeliveryDoc, 'attempts' | 'outbox'>;
 
-/** A claimed delivery: the scan fields plus the body to send. */
-export type ClaimedDelivery = DueDelivery & { body: string };
-
-/** The outcome write after an attempt (or a decision without an attempt). */
-export interface DeliveryOutcome {
+/** One outcome write: the state after an attempt (or a decision without one), conditional on `version`. */
+export interface OutcomeWrite {
+  id: string;
+  version: number;
   state: DeliveryDoc['state'];
   nextAttemptAt: Date | null;
   status: number | null;
   error: string | null;
-  /** The HTTP attempt to record, when one was made. */
-  attempt?: AttemptRecord;
-  /** Events to publish through the delivery's outbox: topic → events. */
-  events: { topic: string; events: CloudEvent[] }[];
+  /** Attempt records to append (an interrupted one found at recovery, then this attempt). */
+  attempts: AttemptRecord[];
+  /** Attempts that count against the schedule (0 for a decision without a request). */
+  attemptsMade: number;
+  /** Events that could not be published before this write: staged in the outbox for the relay. */
+  outbox: OutboxEntry[];
+  at: Date;
 }
 
 /** Filters of the admin listing. */
@@ -45,215 +47,145 @@ export interface DeliveryListQuery {
   limit: number;
 }
 
-const openStates = ['pending', 'failed'];
-const open = { $in: openStates };
-const interruptedError = 'interrupted: no outcome recorded (the notifier stopped during this attempt)';
-const scanProjection = { body: 0, attempts: 0, outbox: 0 };
+const recoveryProjection = { attempts: 0, outbox: 0 };
+
+function isDuplicateKey(err: unknown): boolean {
+  return (err as { code?: number })?.code === 11000;
+}
 
 /**
- * Reads and writes deliveries. Open deliveries (pending, failed) live in `deliveries`, which the
- * dispatcher scans; finished ones (delivered, dead) are moved to `delivery_log` once their outcome
- * events are published, so that scan stays proportional to the open work (MongoDB-compatible stores
- * such as FerretDB 1.x scan whole collections for anything but `_id`). Every write of the dispatcher
- * addresses a document by `_id` (and its `version`).
+ * Reads and writes deliveries. One collection holds open and finished deliveries (`state` indexed;
+ * finished ones expire by `finishedAt`). The pipeline writes twice per delivery on the happy path,
+ * both batched across deliveries: the record (`insertMany`) and the outcome (`bulkWrite`). Its
+ * writes address documents by `_id` (and `version`), on the driver collection below mongoose.
  */
 export class DeliveryRepository {
   private readonly scoped: Model<DeliveryDoc>;
-  /** The open-deliveries collection without the tenancy guard, for the dispatcher and the outbox relay. */
+  /** The deliveries collection without the tenancy guard, for the pipeline and the outbox relay. */
   readonly queue: Model<DeliveryDoc>;
-  private readonly log: Model<DeliveryDoc>;
-  private readonly logSystem: Model<DeliveryDoc>;
 
   constructor(models: NotifierModels) {
     this.scoped = models.deliveries;
     this.queue = models.deliveryQueue;
-    this.log = models.deliveryLog;
-    this.logSystem = models.deliveryLogSystem;
   }
 
-  /** Records a delivery once: a redelivered event finds it (open or finished) and changes nothing. */
-  async record(d: NewDelivery, now: Date): Promise<boolean> {
-    if (await this.log.exists({ accountId: d.accountId, _id: d._id })) return false;
-    const res = await this.scoped.updateOne(
-      { accountId: d.accountId, _id: d._id },
-      {
-        $setOnInsert: {
-          ...d,
-          state: 'pending',
-          nextAttemptAt: now,
-          attempts: [],
-          attemptCount: 0,
-          cycleStartedAt: now,
-          heldBy: null,
-          inFlight: null,
-          version: 0,
-          lastStatus: null,
-          lastError: null,
-          createdAt: now,
-          updatedAt: now,
-          deliveredAt: null,
-          deadAt: null,
-          outbox: [],
-          outboxSeq: 0,
-        },
-      },
-      { upsert: true },
-    );
-    return res.upsertedCount === 1;
+  private get raw(): mongo.Collection<DeliveryDoc> {
+    return this.queue.collection as unknown as mongo.Collection<DeliveryDoc>;
   }
 
-  /** The latest AssignToAgent of an interaction (for a Release whose event names no agent). */
-  async lastAssignment(accountId: string, interactionId: string): Promise<{ body: string } | null> {
-    const filter = { accountId, interactionId, notification: 'AssignToAgent' };
-    const [a, b] = await Promise.all([
-      this.scoped.find(filter, { body: 1, seq: 1 }).lean<{ body: string; seq: number }[]>(),
-      this.log.find(filter, { body: 1, seq: 1 }).lean<{ body: string; seq: number }[]>(),
-    ]);
-    return [...a, ...b].sort((x, y) => y.seq - x.seq)[0] ?? null;
-  }
-
-  /** Every open delivery (one scan of the small open collection; the dispatcher picks due ones and applies ordering). */
-  async findOpen(): Promise<DueDelivery[]> {
-    return this.queue.find({ state: open }, scanProjection).lean<DueDelivery[]>();
-  }
-
-  /**
-   * Claims a due delivery for one attempt (conditional on its version, so two instances never both
-   * send it): its next attempt moves to the end of the lease, so if this process dies the delivery is
-   * due again after the lease. An earlier claim that never recorded an outcome is logged as interrupted.
-   */
-  async claim(d: DueDelivery, now: Date, leaseUntil: Date, owner: string): Promise<ClaimedDelivery | null> {
-    const update: Record<string, unknown> = {
-      $set: { nextAttemptAt: leaseUntil, inFlight: { since: now, by: owner }, updatedAt: now },
-      $inc: { version: 1 },
-    };
-    if (d.inFlight) {
-      update.$push = { attempts: { at: d.inFlight.since, status: null, latencyMs: 0, error: interruptedError } };
-    }
-    // No projection: FerretDB 1.x does not implement findAndModify's `fields`.
-    return this.queue
-      .findOneAndUpdate({ _id: d._id, version: d.version, state: d.state }, update, { new: true })
-      .lean<ClaimedDelivery>();
-  }
-
-  /** Gives a claim back without an attempt (e.g. the breaker rejected it), due again at `at`. */
-  async unclaim(d: ClaimedDelivery, at: Date): Promise<void> {
-    await this.queue.updateOne(
-      { _id: d._id, version: d.version },
-      { $set: { nextAttemptAt: at, inFlight: null, updatedAt: new Date() }, $inc: { version: 1 } },
-    );
-  }
-
-  /**
-   * Writes an outcome (state, next attempt, the attempt record and the outcome events, one document
-   * write). If the claim was lost meanwhile (lease expired, replay), only the attempt is recorded.
-   * Returns whether the claim still held and the deliveries waiting for this one.
-   */
-  async complete(
-    d: ClaimedDelivery,
-    outcome: DeliveryOutcome,
-    now: Date,
-  ): Promise<{ held: boolean; holding: string[] }> {
-    const entries: OutboxEntry[] = outcome.events.flatMap((e) => outboxEntries(e.topic, e.events));
-    const $set: Record<string, unknown> = {
-      state: outcome.state,
-      nextAttemptAt: outcome.nextAttemptAt,
-      inFlight: null,
-      lastStatus: outcome.status,
-      lastError: outcome.error,
+  /** The document a new delivery is recorded as. */
+  static newDoc(d: NewDelivery, now: Date, owner: string, leaseUntil: Date): DeliveryDoc {
+    return {
+      ...d,
+      state: 'pending',
+      nextAttemptAt: now,
+      attempts: [],
+      attemptCount: 0,
+      cycleStartedAt: now,
+      owner,
+      leaseUntil,
+      version: 0,
+      lastStatus: null,
+      lastError: null,
+      createdAt: now,
       updatedAt: now,
+      deliveredAt: null,
+      deadAt: null,
+      finishedAt: null,
+      outbox: [],
+      outboxSeq: 0,
     };
-    if (outcome.state === 'delivered') $set.deliveredAt = now;
-    if (outcome.state === 'dead') $set.deadAt = now;
-    const $push: Record<string, unknown> = {};
-    if (outcome.attempt) $push.attempts = outcome.attempt;
-    if (entries.length) $push.outbox = { $each: entries };
-    const $inc: Record<string, number> = { version: 1 };
-    if (outcome.attempt) $inc.attemptCount = 1;
-    if (entries.length) $inc.outboxSeq = entries.length;
-    const doc = await this.queue
-      .findOneAndUpdate(
-        { _id: d._id, version: d.version },
-        { $set, $inc, ...(Object.keys($push).length ? { $push } : {}) },
-        { new: true },
-      )
-      .lean<DeliveryDoc>();
-    if (doc) return { held: true, holding: doc.holding ?? [] };
-    if (outcome.attempt) await this.queue.updateOne({ _id: d._id }, { $push: { attempts: outcome.attempt } });
-    return { held: false, holding: [] };
   }
 
   /**
-   * Holds a delivery behind an earlier open one of its interaction until that finishes (or `recheckAt`).
-   * The blocker learns of it first (only while it is open), so a blocker finishing in between still
-   * lets it go: the hold is conditional on the version that the release bumps.
+   * Records new deliveries in one `insertMany` (unordered). Returns the ids that already existed: a
+   * redelivered event maps to the same id, so it changes nothing.
    */
-  async hold(d: DueDelivery, blockerId: string, recheckAt: Date): Promise<void> {
-    // Only while the blocker is open: if it finished meanwhile, the delivery stays due and goes next pass.
-    const told = await this.queue.updateOne({ _id: blockerId, state: open }, { $push: { holding: d._id } });
-    if (told.matchedCount === 0) return;
-    await this.queue.updateOne(
-      { _id: d._id, version: d.version },
-      { $set: { heldBy: blockerId, nextAttemptAt: recheckAt }, $inc: { version: 1 } },
-    );
-  }
-
-  /** Makes the given held deliveries due now (their blocker finished). */
-  async release(ids: string[], now: Date): Promise<number> {
-    let released = 0;
-    for (const id of new Set(ids)) {
-      const res = await this.queue.updateOne(
-        { _id: id, state: open },
-        { $set: { heldBy: null, nextAttemptAt: now }, $inc: { version: 1 } },
-      );
-      released += res.modifiedCount;
+  async recordMany(docs: DeliveryDoc[]): Promise<Set<string>> {
+    const existing = new Set<string>();
+    if (docs.length === 0) return existing;
+    try {
+      await this.raw.insertMany(docs as mongo.OptionalUnlessRequiredId<DeliveryDoc>[], { ordered: false });
+    } catch (err) {
+      const writeErrors = (err as { writeErrors?: { index: number; code?: number }[] | { index: number } }).writeErrors;
+      const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+      if (list.length === 0 || list.some((e) => !isDuplicateKey(e))) throw err;
+      for (const e of list) existing.add((docs[e.index] as DeliveryDoc)._id);
     }
-    return released;
+    return existing;
   }
 
-  /** Moves still-due deliveries to `at` without an attempt (their endpoint's breaker is open). */
-  async postpone(ids: string[], now: Date, at: Date): Promise<void> {
-    if (ids.length === 0) return;
-    // One `_id` update per delivery in one bulk write: `_id: {$in}` is not pushed down and would scan.
-    await this.queue.bulkWrite(
-      ids.map((_id) => ({
+  /**
+   * Writes outcomes in one `bulkWrite` addressed by `_id` alone (FerretDB serves only `_id` filters
+   * without a scan). Exclusivity comes from ownership: only the instance holding a delivery writes
+   * its outcomes; takeovers and replays are conditional on the version, which each outcome bumps.
+   * A write for a delivery this instance does not hold (`version` < 0, a duplicate record) keeps its
+   * attempt records only.
+   */
+  async writeOutcomes(writes: OutcomeWrite[]): Promise<void> {
+    if (writes.length === 0) return;
+    await this.raw.bulkWrite(
+      writes.map((w) => ({
         updateOne: {
-          filter: { _id, state: open, nextAttemptAt: { $lte: now } },
-          update: { $set: { nextAttemptAt: at }, $inc: { version: 1 } },
+          filter: { _id: w.id },
+          update: w.version >= 0 ? outcomeUpdate(w) : { $push: { attempts: { $each: w.attempts } } },
         },
       })),
       { ordered: false },
     );
   }
 
+  /** Every open delivery (recovery at start and the safety sweep's takeover; equality on the indexed state). */
+  async findOpen(): Promise<OpenDeliveryDoc[]> {
+    const [pending, failed] = await Promise.all([
+      this.raw.find({ state: 'pending' }, { projection: recoveryProjection }).toArray(),
+      this.raw.find({ state: 'failed' }, { projection: recoveryProjection }).toArray(),
+    ]);
+    return [...pending, ...failed] as OpenDeliveryDoc[];
+  }
+
   /**
-   * Moves a finished delivery whose outcome events are published into the log (copy, then delete the
-   * open copy; a crash in between leaves a finished copy that {@link sweepFinished} moves later).
+   * Takes an open delivery over (its owner stopped): conditional on its version. `interrupted` adds
+   * an attempt record saying an attempt may have been in progress when the owner stopped.
    */
-  async archive(id: string): Promise<void> {
-    const doc = await this.queue.findById(id).lean<DeliveryDoc>();
-    if (!doc || openStates.includes(doc.state) || (doc.outbox?.length ?? 0) > 0) return;
-    const { outbox: _outbox, ...rest } = doc;
-    await this.logSystem.replaceOne(
-      { _id: id },
-      { ...rest, outbox: [], outboxSeq: doc.outboxSeq ?? 0 },
-      { upsert: true },
+  async takeOver(d: OpenDeliveryDoc, owner: string, leaseUntil: Date, interrupted?: AttemptRecord): Promise<boolean> {
+    const res = await this.raw.updateOne(
+      { _id: d._id, version: d.version },
+      {
+        $set: { owner, leaseUntil, updatedAt: new Date() },
+        $inc: { version: 1 },
+        ...(interrupted ? { $push: { attempts: interrupted } } : {}),
+      },
     );
-    await this.queue.deleteOne({ _id: id, version: doc.version });
+    return res.modifiedCount === 1;
   }
 
-  /** Archives finished deliveries left in the open collection (after a crash, or outbox still pending then). */
-  async sweepFinished(): Promise<number> {
-    const finished = await this.queue
-      .find({ state: { $in: ['delivered', 'dead'] } }, { _id: 1 })
-      .lean<{ _id: string }[]>();
-    for (const f of finished) await this.archive(f._id);
-    return finished.length;
+  /** Extends the lease of this owner's open deliveries (equality on the indexed owner). */
+  async renewLeases(owner: string, leaseUntil: Date): Promise<void> {
+    // A finished delivery has no owner, so the owner alone selects the open ones.
+    await this.raw.updateMany({ owner }, { $set: { leaseUntil } });
   }
 
-  /** Undelivered deliveries of a provider. */
-  async countOpen(accountId: string, provider: string): Promise<number> {
-    return this.scoped.countDocuments({ accountId, provider, state: open });
+  /** Deletes up to `limit` deliveries finished before `before` (bounded: one read and one bulk delete). */
+  async expireFinished(before: Date, limit: number): Promise<number> {
+    const old = await this.raw
+      .find({ finishedAt: { $lt: before } }, { projection: { _id: 1 } })
+      .limit(limit)
+      .toArray();
+    if (old.length === 0) return 0;
+    const res = await this.raw.bulkWrite(
+      old.map((d) => ({ deleteOne: { filter: { _id: d._id } } })),
+      { ordered: false },
+    );
+    return res.deletedCount;
+  }
+
+  /** The latest AssignToAgent of an interaction (for a Release whose event names no agent). */
+  async lastAssignment(accountId: string, interactionId: string): Promise<{ body: string } | null> {
+    const found = await this.scoped
+      .find({ accountId, interactionId, notification: 'AssignToAgent' }, { body: 1, seq: 1 })
+      .lean<{ body: string; seq: number }[]>();
+    return found.sort((x, y) => y.seq - x.seq)[0] ?? null;
   }
 
   /** One page of an account's deliveries (open and finished), newest first. */
@@ -262,77 +194,82 @@ export class DeliveryRepository {
     if (q.provider) filter.provider = q.provider;
     if (q.state) filter.state = q.state;
     if (q.since) filter.createdAt = { $gte: new Date(q.since) };
-    const projection = { outbox: 0, body: 0 };
-    const [openDocs, logged] = await Promise.all([
-      this.scoped.find(filter, projection).lean<DeliveryDoc[]>(),
-      this.log.find(filter, projection).lean<DeliveryDoc[]>(),
-    ]);
-    // An open copy (a replay in progress) wins over its logged copy.
-    const byId = new Map<string, DeliveryDoc>();
-    for (const d of [...logged, ...openDocs]) byId.set(d._id, d);
-    const all = [...byId.values()].sort(
-      (a, b) => new Date(b.createdAt).getTime() - new Date(a.createdAt).getTime() || (a._id < b._id ? -1 : 1),
-    );
+    const all = await this.scoped.find(filter, { outbox: 0, body: 0 }).lean<DeliveryDoc[]>();
+    all.sort((a, b) => new Date(b.createdAt).getTime() - new Date(a.createdAt).getTime() || (a._id < b._id ? -1 : 1));
     return { items: all.slice((q.page - 1) * q.limit, q.page * q.limit), total: all.length };
   }
 
-  /** One delivery of the account (open or finished). */
+  /** One delivery of the account. */
   async get(accountId: string, id: string): Promise<DeliveryDoc | null> {
-    return (
-      (await this.scoped.findOne({ accountId, _id: id }, { outbox: 0 }).lean<DeliveryDoc>()) ??
-      (await this.log.findOne({ accountId, _id: id }, { outbox: 0 }).lean<DeliveryDoc>())
-    );
+    return this.scoped.findOne({ accountId, _id: id }, { outbox: 0 }).lean<DeliveryDoc>();
   }
 
   /**
-   * Replays one failed or finished delivery: pending again, due now, a fresh attempt cycle; its id
-   * (and so its webhook-id) is unchanged. A finished one moves back from the log. Returns false when
-   * it changed concurrently.
+   * Replays one delivery: pending again, due now, a fresh attempt cycle, owned by `owner`; its id (and
+   * so its webhook-id) is unchanged. Returns the replayed document, or null when it changed concurrently.
    */
-  async replayOne(d: DeliveryDoc, now: Date): Promise<boolean> {
-    const open = await this.scoped.updateOne(
-      { accountId: d.accountId, _id: d._id, version: d.version },
-      { $set: replaySet(now), $inc: { version: 1 } },
-    );
-    if (open.matchedCount === 1) return true;
-    const logged = await this.log.findOne({ accountId: d.accountId, _id: d._id }).lean<DeliveryDoc>();
-    if (!logged || logged.version !== d.version) return false;
-    const { outbox: _o, _id: _i, ...rest } = logged;
-    await this.scoped.updateOne(
-      { accountId: d.accountId, _id: d._id },
-      { $set: { ...rest, ...replaySet(now), version: logged.version + 1, outbox: [], holding: [] } },
-      { upsert: true },
-    );
-    await this.log.deleteOne({ accountId: d.accountId, _id: d._id });
-    return true;
+  async replayOne(d: DeliveryDoc, now: Date, owner: string, leaseUntil: Date): Promise<DeliveryDoc | null> {
+    return this.scoped
+      .findOneAndUpdate(
+        { accountId: d.accountId, _id: d._id, version: d.version },
+        {
+          $set: {
+            state: 'pending',
+            nextAttemptAt: now,
+            attemptCount: 0,
+            cycleStartedAt: now,
+            owner,
+            leaseUntil,
+            deadAt: null,
+            finishedAt: null,
+            updatedAt: now,
+          },
+          $inc: { version: 1 },
+        },
+        // No projection: FerretDB 1.x does not implement findAndModify's `fields`.
+        { new: true },
+      )
+      .lean<DeliveryDoc>();
   }
 
-  /** Replays every delivery of a provider in the given states created since `since`. */
-  async replayProvider(
+  /** The provider's deliveries in the given states created since `since` (replay by provider). */
+  async findForReplay(
     accountId: string,
     provider: string,
     since: Date,
     states: DeliveryDoc['state'][],
-    now: Date,
-  ): Promise<number> {
-    const filter = { accountId, provider, state: { $in: states }, createdAt: { $gte: since } };
-    const res = await this.scoped.updateMany(filter, { $set: replaySet(now), $inc: { version: 1 } });
-    let replayed = res.modifiedCount;
-    const logged = await this.log.find(filter, { outbox: 0 }).lean<DeliveryDoc[]>();
-    for (const d of logged) if (await this.replayOne(d, now)) replayed++;
-    return replayed;
+  ): Promise<DeliveryDoc[]> {
+    const found = await this.scoped
+      .find({ accountId, provider, createdAt: { $gte: since } }, { outbox: 0, attempts: 0 })
+      .lean<DeliveryDoc[]>();
+    return found.filter((d) => states.includes(d.state));
   }
 }
 
-function replaySet(now: Date): Record<string, unknown> {
-  return {
-    state: 'pending',
-    nextAttemptAt: now,
-    attemptCount: 0,
-    cycleStartedAt: now,
-    heldBy: null,
-    inFlight: null,
-    deadAt: null,
-    updatedAt: now,
+function outcomeUpdate(w: OutcomeWrite): mongo.UpdateFilter<DeliveryDoc> {
+  const finished = w.state === 'delivered' || w.state === 'dead';
+  const $set: Record<string, unknown> = {
+    state: w.state,
+    nextAttemptAt: w.nextAttemptAt,
+    lastStatus: w.status,
+    lastError: w.error,
+    updatedAt: w.at,
   };
+  if (w.state === 'delivered') $set.deliveredAt = w.at;
+  if (w.state === 'dead') $set.deadAt = w.at;
+  if (finished) {
+    $set.finishedAt = w.at;
+    $set.owner = null;
+    $set.leaseUntil = null;
+  }
+  const $push: Record<string, unknown> = {};
+  if (w.attempts.length) $push.attempts = { $each: w.attempts };
+  if (w.outbox.length) $push.outbox = { $each: w.outbox };
+  const $inc: Record<string, number> = { version: 1 };
+  if (w.attemptsMade) $inc.attemptCount = w.attemptsMade;
+  if (w.outbox.length) $inc.outboxSeq = w.outbox.length;
+  return { $set, $inc, ...(Object.keys($push).length ? { $push } : {}) } as mongo.UpdateFilter<DeliveryDoc>;
 }
+
+/** Outbox entries for events that could not be published before their outcome write. */
+export { outboxEntries };

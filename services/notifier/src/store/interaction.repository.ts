@@ -1,4 +1,4 @@
-import type { Model } from 'mongoose';
+import type { Model, mongo } from 'mongoose';
 import type { InteractionInfoDoc, NotifierModels } from './notifier.models';
 
 /** Route and requestId of provider-bound interactions, kept from interaction.queued for the notification params. */
@@ -9,17 +9,42 @@ export class InteractionRepository {
     this.model = models.interactions;
   }
 
-  /** Keeps the facts of a queued interaction (idempotent: the first write wins). */
-  async remember(info: Omit<InteractionInfoDoc, 'createdAt'>, now: Date): Promise<void> {
-    await this.model.updateOne(
-      { accountId: info.accountId, _id: info._id },
-      { $setOnInsert: { ...info, createdAt: now } },
-      { upsert: true },
-    );
+  private get raw(): mongo.Collection<InteractionInfoDoc> {
+    return this.model.collection as unknown as mongo.Collection<InteractionInfoDoc>;
+  }
+
+  /** Keeps the facts of queued interactions in one unordered insert (idempotent: the first write wins). */
+  async rememberMany(infos: Omit<InteractionInfoDoc, 'createdAt'>[], now: Date): Promise<void> {
+    if (infos.length === 0) return;
+    try {
+      await this.raw.insertMany(
+        infos.map((info) => ({ ...info, createdAt: now })),
+        { ordered: false },
+      );
+    } catch (err) {
+      const writeErrors = (err as { writeErrors?: { code?: number }[] | { code?: number } }).writeErrors;
+      const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+      // Already known (a redelivered event): nothing to change.
+      if (list.length === 0 || list.some((e) => e.code !== 11000)) throw err;
+    }
   }
 
   /** What is known of an interaction, if anything. */
   async get(accountId: string, key: string): Promise<InteractionInfoDoc | null> {
     return this.model.findOne({ accountId, _id: key }).lean<InteractionInfoDoc>();
+  }
+
+  /** Deletes up to `limit` interaction facts kept since before `before` (bounded periodic expiry). */
+  async expire(before: Date, limit: number): Promise<number> {
+    const old = await this.raw
+      .find({ createdAt: { $lt: before } }, { projection: { _id: 1 } })
+      .limit(limit)
+      .toArray();
+    if (old.length === 0) return 0;
+    const res = await this.raw.bulkWrite(
+      old.map((d) => ({ deleteOne: { filter: { _id: d._id } } })),
+      { ordered: false },
+    );
+    return res.deletedCount;
   }
 }

@@ -29,19 +29,17 @@ export interface DeliveryDoc {
   body: string;
   traceparent: string | null;
   state: 'pending' | 'delivered' | 'failed' | 'dead';
-  /** When the dispatcher may pick it; also the end of a claim's lease. Null once finished. */
+  /** When the next attempt is due (recovery after a crash re-arms its timer from it). Null once finished. */
   nextAttemptAt: Date | null;
   attempts: AttemptRecord[];
   /** Attempts in the current cycle (a replay starts a new one). */
   attemptCount: number;
   cycleStartedAt: Date;
-  /** Id of an earlier delivery of the same interaction this one waits for. */
-  heldBy: string | null;
-  /** Ids of later deliveries of the interaction waiting for this one (let go when it finishes). */
-  holding?: string[];
-  /** A claim in progress: who took it and when (an unfinished one at the next claim was interrupted). */
-  inFlight: { since: Date; by: string } | null;
-  /** Optimistic concurrency: every claim and outcome write checks and bumps it. */
+  /** The notifier instance that holds this open delivery in memory (see `leaseUntil`). */
+  owner: string | null;
+  /** The owner renews this while it runs; past it, another instance may take the delivery over. */
+  leaseUntil: Date | null;
+  /** Optimistic concurrency: every outcome write, takeover and replay checks and bumps it. */
   version: number;
   lastStatus: number | null;
   lastError: string | null;
@@ -49,6 +47,8 @@ export interface DeliveryDoc {
   updatedAt: Date;
   deliveredAt: Date | null;
   deadAt: Date | null;
+  /** When it was delivered or died (expiry: finished deliveries are deleted after the retention). */
+  finishedAt: Date | null;
   outbox?: unknown[];
   outboxSeq?: number;
 }
@@ -107,9 +107,8 @@ function deliverySchema(collection: string): Schema<DeliveryDoc> {
       attempts: { type: [attemptSchema], default: [] },
       attemptCount: { type: Number, default: 0 },
       cycleStartedAt: Date,
-      heldBy: { type: String, default: null },
-      holding: { type: [String], default: undefined },
-      inFlight: { type: Schema.Types.Mixed, default: null },
+      owner: { type: String, default: null },
+      leaseUntil: { type: Date, default: null },
       version: { type: Number, default: 0 },
       lastStatus: { type: Number, default: null },
       lastError: { type: String, default: null },
@@ -117,12 +116,16 @@ function deliverySchema(collection: string): Schema<DeliveryDoc> {
       updatedAt: Date,
       deliveredAt: { type: Date, default: null },
       deadAt: { type: Date, default: null },
+      finishedAt: { type: Date, default: null },
       ...outboxField,
     },
     { versionKey: false, collection },
   );
+  // Recovery and takeover read open deliveries by state (equality); lease renewal by owner; expiry by finishedAt.
   schema.index({ state: 1, nextAttemptAt: 1 });
-  schema.index({ interactionKey: 1, seq: 1 });
+  schema.index({ owner: 1 });
+  schema.index({ finishedAt: 1 });
+  schema.index({ interactionId: 1 });
   schema.index({ accountId: 1, provider: 1, createdAt: -1 });
   return schema;
 }
@@ -159,21 +162,19 @@ const interactionSchema = new Schema<InteractionInfoDoc>(
   },
   { versionKey: false, collection: 'interactions' },
 );
+interactionSchema.index({ createdAt: 1 });
 interactionSchema.plugin(tenantScoped);
 
 /**
- * The notifier's models. Open deliveries live in `deliveries` (small, scanned by the dispatcher);
- * finished ones are moved to `delivery_log`. Each has two models over one collection: the
- * tenant-scoped one (every query names the account) for the admin API and the consumers, and a
- * system one for the work that spans accounts by nature: the dispatcher's due-delivery scan and the
- * outbox relay (whose queries name no account).
+ * The notifier's models. Deliveries live in one collection, open and finished alike (a `state` field
+ * with an index; finished ones expire after the retention). Deliveries and providers have two models
+ * over one collection: the tenant-scoped one (every query names the account) for the admin API and
+ * the consumer, and a system one for the work that spans accounts by nature: the pipeline's recovery
+ * and outcome writes and the outbox relay (whose queries name no account).
  */
 export interface NotifierModels {
   deliveries: Model<DeliveryDoc>;
   deliveryQueue: Model<DeliveryDoc>;
-  /** Finished deliveries, moved out of `deliveries` so the dispatcher's scans stay small. */
-  deliveryLog: Model<DeliveryDoc>;
-  deliveryLogSystem: Model<DeliveryDoc>;
   providers: Model<ProviderDoc>;
   providerSystem: Model<ProviderDoc>;
   interactions: Model<InteractionInfoDoc>;
@@ -190,8 +191,6 @@ export function notifierModels(conn: Connection): NotifierModels {
   return {
     deliveries: get('Delivery', () => deliverySchema('deliveries'), true),
     deliveryQueue: get('DeliveryQueue', () => deliverySchema('deliveries'), false),
-    deliveryLog: get('DeliveryLog', () => deliverySchema('delivery_log'), true),
-    deliveryLogSystem: get('DeliveryLogSystem', () => deliverySchema('delivery_log'), false),
     providers: get('Provider', providerSchema, true),
     providerSystem: get('ProviderSystem', providerSchema, false),
     interactions: conn.models.InteractionInfo ?? conn.model<InteractionInfoDoc>('InteractionInfo', interactionSchema),

@@ -78,17 +78,9 @@ export class ProviderRepository {
     return this.scoped.findOne({ accountId, provider }, { outbox: 0 }).lean<ProviderDoc>();
   }
 
-  /** Several providers across accounts (the dispatcher's look-up for one pass). */
-  async findMany(refs: ProviderRef[]): Promise<ProviderDoc[]> {
-    if (refs.length === 0) return [];
-    // One equality lookup per distinct provider (index-served); `$or` is not pushed down and scans.
-    const distinct = [...new Map(refs.map((r) => [`${r.accountId}\u001f${r.provider}`, r])).values()];
-    const docs = await Promise.all(
-      distinct.map((r) =>
-        this.system.findOne({ accountId: r.accountId, provider: r.provider }, { outbox: 0 }).lean<ProviderDoc>(),
-      ),
-    );
-    return docs.filter((d): d is ProviderDoc => d !== null);
+  /** Every provider (read once at start: the pipeline keeps the read model in memory). */
+  async all(): Promise<ProviderDoc[]> {
+    return this.system.find({}, { outbox: 0 }).lean<ProviderDoc[]>();
   }
 
   /**

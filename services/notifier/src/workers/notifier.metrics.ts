@@ -44,6 +44,8 @@ export interface NotifierMetrics {
   attemptSeconds: HistogramLike;
   /** Seconds from the interaction event to the 2xx of its notification. */
   endToEndSeconds: HistogramLike;
+  /** opossum's breaker events per endpoint host: success, failure, reject, open, halfOpen, close. */
+  breakerEvents: CounterLike;
 }
 
 /**
@@ -124,6 +126,7 @@ export function createNotifierMetrics(
   return {
     attempts: counter('notifier_delivery_attempts_total', 'Delivery attempts by outcome'),
     attemptSeconds: histogram('notifier_delivery_attempt_seconds', 'Duration of one POST by outcome', buckets),
+    breakerEvents: counter('notifier_breaker_events_total', "Circuit breaker events (opossum's) by host and event"),
     endToEndSeconds: histogram(
       'notifier_notification_latency_seconds',
       "From the interaction event to the provider's 2xx",

@@ -98,7 +98,6 @@ export class NotifierHarness {
       CONSUMER_GROUP: group,
       ENDPOINT_ALLOWLIST: '127.0.0.1,localhost',
       NOTIFIER_EXTRA_CA_FILE: tls.certPath,
-      DISPATCH_INTERVAL_MS: '100',
       ...issuer.env,
       ...overrides,
     };

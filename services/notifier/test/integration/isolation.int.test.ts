@@ -113,6 +113,28 @@ describe('isolation per provider endpoint', () => {
     expect(states).toEqual(['closed', 'open', 'halfOpen', 'open', 'halfOpen', 'closed']);
   });
 
+  it("a 4xx answer other than 408/429 is the provider's answer: retried, but not a breaker failure", async () => {
+    const ep = await registered('Picky');
+    // Four 400s (more than the breaker's volume threshold of 3), then a 200.
+    ep.reply = (_r, n) => (n <= 4 ? { status: 400 } : { status: 200 });
+    const id = await assign('Picky');
+    const done = await eventually(
+      async () => {
+        const d = (await h.api('GET', `/admin/deliveries/${id}`, account)).body;
+        return d?.state === 'delivered' ? d : undefined;
+      },
+      { what: 'delivered after four 400s', timeoutMs: 30_000 },
+    );
+    expect(done.attempts.map((a: { status: number }) => a.status)).toEqual([400, 400, 400, 400, 200]);
+    expect(ep.received.map((r) => r.answered)).toEqual([400, 400, 400, 400, 200]);
+    expect(await breaker('Picky')).toMatchObject({ state: 'closed', failures: 0 });
+    const states = h.logs.lines
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.msg === 'endpoint breaker state' && l.provider === 'Picky')
+      .map((l) => l.state);
+    expect(states).toEqual(['closed']);
+  });
+
   it("a hanging provider does not delay another provider's notifications", async () => {
     const slow = await registered('Slow');
     const fast = await registered('Fast');
@@ -135,6 +157,21 @@ describe('isolation per provider endpoint', () => {
     expect(slow.received.every((r) => r.answered === undefined)).toBe(true);
     expect(new Set(fast.received.map((r) => r.headers['webhook-id']))).toEqual(new Set(fastIds));
     expect(Math.min(...fast.received.map((r) => r.at))).toBeGreaterThanOrEqual(publishedAt);
+    // The store agrees: every fast delivery is delivered while every slow one is still pending.
+    await eventually(
+      async () => {
+        const states = await Promise.all(
+          fastIds.map(async (id) => (await h.api('GET', `/admin/deliveries/${id}`, account)).body.state),
+        );
+        return states.every((s) => s === 'delivered');
+      },
+      { what: 'fast deliveries recorded delivered' },
+    );
+    const slowStates = await Promise.all(
+      slowIds.map(async (id) => (await h.api('GET', `/admin/deliveries/${id}`, account)).body.state),
+    );
+    expect(slowStates).toEqual(slowIds.map(() => 'pending'));
+    expect(slow.hangingCount()).toBe(2);
 
     // Once the slow endpoint answers, its backlog drains too.
     slow.reply = () => ({ status: 200 });
