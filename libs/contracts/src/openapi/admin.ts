@@ -272,6 +272,7 @@ export const adminDocument: OpenApiObject = assemble(
           body: replayRequest,
           bodyExample: { since: '2024-05-01T00:00:00Z' },
           ok: ['202', 'Replay scheduled.', replayResult],
+          errors: { 404: 'The account has no provider of this name (`NOTIFIER.PROVIDER_NOT_FOUND`).' },
         }),
       },
       '/admin/deliveries': {

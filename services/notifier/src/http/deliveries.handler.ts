@@ -2,6 +2,7 @@ import { AppError, principalOf } from '@cc/kit';
 import type { Request, RequestHandler, Response } from 'express';
 import type { DeliveryListQuery, DeliveryRepository } from '../store/delivery.repository';
 import type { DeliveryDoc } from '../store/notifier.models';
+import type { ProviderRepository } from '../store/provider.repository';
 
 const maxAttemptsShown = 100;
 
@@ -30,7 +31,11 @@ function page(total: number, q: { page: number; limit: number }, count: number) 
 }
 
 /** The admin handlers of deliveries: list, get, replay one, replay a provider's failed and dead ones. */
-export function deliveryHandlers(deliveries: DeliveryRepository, onReplayed: () => void) {
+export function deliveryHandlers(
+  deliveries: DeliveryRepository,
+  providers: Pick<ProviderRepository, 'get'>,
+  onReplayed: () => void,
+) {
   const accountOf = (res: Response) => principalOf(res).accountId;
   const load = async (req: Request, res: Response): Promise<DeliveryDoc> => {
     const d = await deliveries.get(accountOf(res), String(req.params.id));
@@ -65,9 +70,15 @@ export function deliveryHandlers(deliveries: DeliveryRepository, onReplayed: () 
 
   const replayProvider: RequestHandler = async (req, res) => {
     const body = req.body as { since: string; states: ('failed' | 'dead')[] };
+    const name = String(req.params.name);
+    // A provider the account never registered (or deleted) has nothing to replay to: 404, not "0 replayed".
+    const provider = await providers.get(accountOf(res), name);
+    if (!provider || provider.deleted) {
+      throw new AppError('NOTIFIER.PROVIDER_NOT_FOUND', `No provider ${name} in this account`);
+    }
     const replayed = await deliveries.replayProvider(
       accountOf(res),
-      String(req.params.name),
+      name,
       new Date(body.since),
       body.states,
       new Date(),
