@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { services } from './services';
+import { localBindHost, services } from './services';
 
 const root = resolve(__dirname, '../..');
 const args = process.argv.slice(2);
@@ -27,7 +27,11 @@ function prefix(name: string, i: number): string {
 selected.forEach((svc, i) => {
   const child = spawn(process.execPath, ['--import', 'tsx', `services/${svc.name}/src/main.ts`], {
     cwd: root,
-    env: { ...process.env, PORT: String(process.env[`PORT_${svc.name.toUpperCase().replace(/-/g, '_')}`] ?? svc.port) },
+    env: {
+      ...process.env,
+      PORT: String(process.env[`PORT_${svc.name.toUpperCase().replace(/-/g, '_')}`] ?? svc.port),
+      HOST: localBindHost(svc.name),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.set(svc.name, child);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { eventually } from '@cc/testing';
+import { localBindHost } from '../../deploy/local/services';
 
 /** The repository root. */
 export const root = resolve(__dirname, '../..');
@@ -89,6 +90,8 @@ export function startService(name: ServiceName, env: Record<string, string>): nu
     ...env,
     ...serviceEnv[name],
     PORT: String(e2eServices[name]),
+    // Bound as the local runner binds them: only the gateway on every interface.
+    HOST: localBindHost(name),
     MONGO_DB: `cc_e2e_${name.replace(/-/g, '_')}`,
   };
   // The gateway is the issuer: AUTH_JWKS_URL set would make it defer to an external one (token endpoint 404).

@@ -103,10 +103,45 @@ export function queryValidator<T>(
   options: ViolationOptions = { rootLabel: 'query' },
 ): Validator<T> {
   const fn = compiled(queryAjv, queryCache, schema);
+  const numeric = numericProperties(schema);
   return (data) => {
     const copy = data !== null && typeof data === 'object' && !Array.isArray(data) ? { ...data } : data;
+    const notDecimal = numeric.size ? nonDecimalNumbers(copy, numeric) : [];
+    if (notDecimal.length) return { ok: false, errors: notDecimal };
     return fn(copy) ? { ok: true, value: copy as T } : { ok: false, errors: toViolations(fn.errors ?? [], options) };
   };
+}
+
+const decimalInteger = /^-?\d{1,20}$/;
+const decimalNumber = /^-?\d{1,20}(\.\d{1,20})?$/;
+
+/** The top-level properties typed integer or number, with the decimal form their string must have. */
+function numericProperties(schema: JsonSchema): Map<string, 'integer' | 'number'> {
+  const out = new Map<string, 'integer' | 'number'>();
+  for (const [key, prop] of Object.entries(schema.properties ?? {})) {
+    const types = ([] as unknown[]).concat((prop as JsonSchema).type ?? []);
+    if (types.includes('integer')) out.set(key, 'integer');
+    else if (types.includes('number')) out.set(key, 'number');
+  }
+  return out;
+}
+
+/**
+ * Query numbers must be plain decimals: ajv's coercion is JavaScript's `Number()`, which reads `1e309` and `Infinity`
+ * as Infinity (passing every bound), `0x10` as 16 and ` 2` as 2. Digits only keeps every value finite and exact.
+ */
+function nonDecimalNumbers(data: unknown, numeric: Map<string, 'integer' | 'number'>): Violation[] {
+  if (data === null || typeof data !== 'object') return [];
+  const out: Violation[] = [];
+  for (const [key, kind] of numeric) {
+    const value = (data as Record<string, unknown>)[key];
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v === 'string' && !(kind === 'integer' ? decimalInteger : decimalNumber).test(v))) {
+      const pointer = `/${escapeSegment(key)}`;
+      out.push({ pointer, message: `${key} must be ${kind === 'integer' ? 'a decimal integer' : 'a number'}` });
+    }
+  }
+  return out;
 }
 
 /** Validates a JSON body against a schema, applying defaults in place. */

@@ -199,3 +199,43 @@ describe('document content', () => {
     expect(text('conversation-analyzer')).toContain('application/vnd.cc-suite.v{1|2|3}+json');
   });
 });
+
+describe('contract and server agree (issue 19 item 6)', () => {
+  type Op = {
+    responses: Record<string, { content?: Record<string, unknown> }>;
+    requestBody?: { required?: boolean };
+  };
+  const op = (doc: Record<string, unknown>, path: string, method: string): Op =>
+    (doc.paths as Record<string, Record<string, Op>>)[path]?.[method] as Op;
+
+  it('documents the vendor media types the versioned APIs answer with', () => {
+    for (const [doc, path, method, status] of [
+      [openApiDocuments.admin, '/admin/account', 'get', '200'],
+      [openApiDocuments.admin, '/admin/clients', 'post', '201'],
+      [openApiDocuments['agent-desktop'], '/agent-desktop/agents/{agentId}/presence', 'get', '200'],
+      [openApiDocuments.interactions, '/interactions/Invoke', 'post', '202'],
+    ] as const) {
+      const content = Object.keys(op(doc, path, method).responses[status]?.content ?? {});
+      expect({ path, content }).toEqual({
+        path,
+        content: expect.arrayContaining(['application/json', 'application/vnd.newvoicemedia.v1+json']),
+      });
+    }
+  });
+
+  it('documents the 422 and 201 answers the services give, and that transfer needs a body', () => {
+    const admin = openApiDocuments.admin;
+    expect(Object.keys(op(admin, '/admin/agents', 'post').responses)).toContain('422');
+    expect(Object.keys(op(admin, '/admin/agents/{id}', 'put').responses)).toContain('422');
+    expect(Object.keys(op(admin, '/admin/skills/{name}', 'put').responses)).toEqual(
+      expect.arrayContaining(['200', '201']),
+    );
+    const transfer = op(
+      openApiDocuments['agent-desktop'],
+      '/agent-desktop/agents/{agentId}/interactions/{interactionId}/transfer',
+      'post',
+    );
+    expect(transfer.requestBody?.required).toBe(true);
+    expect(Object.keys(transfer.responses)).toContain('422');
+  });
+});

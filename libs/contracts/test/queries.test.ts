@@ -164,3 +164,48 @@ describe('admin and agent-desktop bodies', () => {
     expectViolation(bodyErrors(featureFlagsPatch, { summaries: true }), '/summaries', /^summaries is not allowed/);
   });
 });
+
+describe('paging parameters (issue 19 item 1)', () => {
+  const start = '2024-05-01T08:00:00Z';
+  // Number('1e309') and Number('Infinity') are Infinity, Number('0x10') is 16: a lax coercion let them through.
+  it.each([
+    '1e309',
+    'Infinity',
+    '-Infinity',
+    '0x10',
+    '1e3',
+    '1.0',
+    ' 2',
+    '+3',
+    'NaN',
+    '0b1',
+  ])('refuses page=%j and limit=%j with a 400 naming the parameter', (value) => {
+    expectViolation(
+      queryErrors(agentSummariesQuery, { start, page: value }),
+      '/page',
+      'page must be a decimal integer',
+    );
+    expectViolation(
+      queryErrors(agentSummariesQuery, { start, limit: value }),
+      '/limit',
+      'limit must be a decimal integer',
+    );
+  });
+
+  it('accepts decimal integers in range', () => {
+    expect(validateQuery(agentSummariesQuery, { start, page: '1000000', limit: '1' })).toMatchObject({
+      ok: true,
+      value: { page: 1_000_000, limit: 1 },
+    });
+    expectViolation(
+      queryErrors(agentSummariesQuery, { start, page: '1000001' }),
+      '/page',
+      'page must be at most 1000000',
+    );
+    expectViolation(
+      queryErrors(agentSummariesQuery, { start, page: '99999999999999999999' }),
+      '/page',
+      'page must be at most 1000000',
+    );
+  });
+});

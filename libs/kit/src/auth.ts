@@ -33,7 +33,13 @@ export interface TokenVerifierOptions {
   accountClaim?: string;
   /** Verified tokens remembered (LRU, each until its `exp`); 0 turns the cache off (default 10,000). */
   cacheSize?: number;
+  /** Longest lifetime accepted: `exp` at most this many seconds ahead (default 24 h; the gateway issues 2 h). */
+  maxLifetimeSeconds?: number;
 }
+
+/** Default cap on a token's remaining lifetime: a leaked token with `exp` years ahead is not a key for years. */
+export const defaultMaxTokenLifetimeSeconds = 24 * 60 * 60;
+const clockToleranceSeconds = 30;
 
 /** The claim names of this suite's tokens. */
 export const claims = { account: 'account_id', scope: 'scope', flavour: 'cc_flavour', agent: 'agent_id' } as const;
@@ -58,10 +64,17 @@ export function createTokenVerifier(opts: TokenVerifierOptions): (token: string)
         issuer: opts.issuer,
         audience: opts.audience,
         algorithms,
-        clockTolerance: 30,
+        clockTolerance: clockToleranceSeconds,
+        requiredClaims: ['exp'],
       }));
     } catch (err) {
       throw new AppError('AUTH.UNAUTHENTICATED', describeJoseError(err), [], { wwwAuthenticate: 'invalid_token' });
+    }
+    const maxLifetime = opts.maxLifetimeSeconds ?? defaultMaxTokenLifetimeSeconds;
+    if ((payload.exp as number) - Date.now() / 1000 > maxLifetime + clockToleranceSeconds) {
+      throw new AppError('AUTH.UNAUTHENTICATED', `The token's lifetime exceeds the accepted ${maxLifetime} s`, [], {
+        wwwAuthenticate: 'invalid_token',
+      });
     }
     const accountId = payload[accountClaim];
     if (typeof accountId !== 'string' || !accountId || typeof payload.sub !== 'string') {
@@ -112,6 +125,15 @@ export function requireAuth(
   opts: { v0?: boolean } = {},
 ): RequestHandler {
   return async (req, res, next) => {
+    // Node keeps only the first of repeated Authorization headers; two credentials are ambiguous, so refuse.
+    if (countHeader(req.rawHeaders, 'authorization') > 1) {
+      const message = 'authorization must be sent once (the request has several Authorization headers)';
+      return next(
+        new AppError('REQUEST.VALIDATION', 'The request has several Authorization headers', [
+          { pointer: '/headers/authorization', message },
+        ]),
+      );
+    }
     const header = req.header('authorization') ?? '';
     const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(header);
     if (!match?.[1]) {
@@ -149,6 +171,13 @@ export function requireAuth(
       next(err);
     }
   };
+}
+
+/** How many times a header occurs in a request's raw header list (names compared case-insensitively). */
+export function countHeader(rawHeaders: readonly string[], name: string): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === name) n++;
+  return n;
 }
 
 /** The verified caller of this request (set by {@link requireAuth}); throws if the route forgot auth. */

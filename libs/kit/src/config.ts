@@ -37,6 +37,14 @@ function exitWithProblems(problems: string[]): never {
 export function baseConfigSpec(service: string, defaultPort: number) {
   return {
     PORT: port({ default: defaultPort, desc: `HTTP port of the ${service} service` }),
+    HOST: str({
+      default: '0.0.0.0',
+      desc: 'Address the HTTP server binds: 0.0.0.0 in containers (k8s, compose); the local runner binds 127.0.0.1 so only the gateway is reachable from the network',
+    }),
+    TRUST_PROXY: str({
+      default: '',
+      desc: 'Comma-separated addresses/CIDRs (or loopback, linklocal, uniquelocal) of reverse proxies whose X-Forwarded-For is believed; empty: none',
+    }),
     LOG_LEVEL: str({
       default: 'info',
       choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],

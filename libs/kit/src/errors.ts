@@ -38,6 +38,8 @@ const table: Record<string, { status: number; title: string }> = {
   'REQUEST.UNSUPPORTED_MEDIA_TYPE': { status: 415, title: 'Unsupported media type' },
   'REQUEST.NOT_ACCEPTABLE': { status: 406, title: 'Requested version is not available' },
   'REQUEST.TOO_LARGE': { status: 413, title: 'Request body is too large' },
+  'REQUEST.HEADERS_TOO_LARGE': { status: 431, title: 'Request header fields are too large' },
+  'REQUEST.TIMEOUT': { status: 408, title: 'Request timeout' },
   'REQUEST.NOT_FOUND': { status: 404, title: 'Not found' },
   'REQUEST.METHOD_NOT_ALLOWED': { status: 405, title: 'Method not allowed' },
   'REQUEST.CONFLICT': { status: 409, title: 'Conflict' },
@@ -75,6 +77,17 @@ export function isConnectivityError(err: unknown): boolean {
   return e.name === 'MongooseError' && /buffering timed out/.test(e.message ?? '');
 }
 
+/** The problem schema's maxima (libs/contracts `problem`): a request may be far longer than a problem may echo. */
+const problemBounds = { instance: 500, detail: 2000, field: 1000, errors: 1000 } as const;
+
+const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
+/** `instance` is the request path: never the query (it may hold credentials), at most 500 characters. */
+function instanceOf(url: string): string {
+  const q = url.indexOf('?');
+  return clip(q < 0 ? url : url.slice(0, q), problemBounds.instance);
+}
+
 /**
  * Builds the problem body for an error: a connectivity failure is a 503 (the client may retry), any
  * other unknown error a 500 without internal detail.
@@ -86,6 +99,7 @@ export function toProblem(err: unknown, instance?: string): Problem {
       instance,
     );
   }
+  if (instance !== undefined) instance = instanceOf(instance);
   if (err instanceof AppError) {
     const { status, title } = statusByCode(err.code);
     return {
@@ -93,10 +107,17 @@ export function toProblem(err: unknown, instance?: string): Problem {
       type: `https://cc-suite.dev/problems/${err.code.toLowerCase().replace(/[._]/g, '-')}`,
       title,
       status,
-      detail: err.message,
+      detail: clip(err.message, problemBounds.detail),
       code: err.code,
       ...(instance ? { instance } : {}),
-      ...(err.errors.length ? { errors: [...err.errors] } : {}),
+      ...(err.errors.length
+        ? {
+            errors: err.errors.slice(0, problemBounds.errors).map((e) => ({
+              pointer: clip(e.pointer, problemBounds.field),
+              message: clip(e.message, problemBounds.field),
+            })),
+          }
+        : {}),
     };
   }
   return {

@@ -9,3 +9,5 @@ export * from './http/version';
 export * from './lifecycle';
 export * from './logger';
 export * from './metrics';
+export * from './network-policy';
+export { isSensitiveField, isSensitiveQueryParam, redactDeep } from './redact';

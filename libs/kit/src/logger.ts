@@ -1,8 +1,12 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { censor, redactDeep } from './redact';
 
 export type { Logger } from 'pino';
 
-/** Paths censored in every log line: credentials, provider headers, phone numbers. */
+/**
+ * Paths censored in every log line: provider headers, phone numbers (credentials are censored by name at any depth
+ * by {@link redactDeep}; these paths are the fields that are sensitive although their names are not).
+ */
 export const redactPaths = [
   'req.headers.authorization',
   'req.headers.cookie',
@@ -30,8 +34,13 @@ export function createLogger(service: string, level = 'info', destination?: Node
       level,
       base: { service },
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: { paths: redactPaths, censor: '[redacted]' },
-      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: redactPaths, censor },
+      formatters: {
+        level: (label) => ({ level: label }),
+        // pino's redact paths have a fixed depth; credentials are censored by name wherever they are nested.
+        log: (object) => redactDeep(object),
+        bindings: (bindings) => redactDeep(bindings),
+      },
     },
     destination as DestinationStream | undefined,
   );

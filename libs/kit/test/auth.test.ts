@@ -126,3 +126,52 @@ describe('createTokenVerifier cache', () => {
     await expect(verify('abc.def.ghi')).rejects.toThrow();
   });
 });
+describe('requireAuth hardening (issue 19 item 7)', () => {
+  it('refuses two Authorization headers with 400, whichever comes first', async () => {
+    const good = await sign({ [claims.account]: 'acc-1', scope: 'stats' });
+    const res = await request(app)
+      .get('/stats/x')
+      .set('authorization', [`Bearer ${good}`, 'Bearer other'] as unknown as string);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'REQUEST.VALIDATION' });
+    expect(res.body.errors[0].pointer).toBe('/headers/authorization');
+    expect((await get('/stats/x', good)).status).toBe(200);
+  });
+
+  it('requires exp and refuses a lifetime beyond the cap (24 h by default)', async () => {
+    const { privateKey } = await keyPair;
+    const base = () =>
+      new SignJWT({ [claims.account]: 'a', scope: 'stats' })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k2' })
+        .setIssuer('cc-suite')
+        .setAudience('cc-suite-api')
+        .setSubject('client-1')
+        .setIssuedAt();
+    const noExp = await base().sign(privateKey);
+    const years = await base().setExpirationTime('5y').sign(privateKey);
+    const day = await base().setExpirationTime('23h').sign(privateKey);
+    const resNoExp = await get2('/stats/x', noExp);
+    expect(resNoExp.status).toBe(401);
+    expect(resNoExp.body.detail).toMatch(/exp/);
+    const resYears = await get2('/stats/x', years);
+    expect(resYears.status).toBe(401);
+    expect(resYears.body.detail).toMatch(/lifetime/);
+    expect((await get2('/stats/x', day)).status).toBe(200);
+  });
+});
+
+const keyPair = generateKeyPair('ES256');
+let app2: express.Express | undefined;
+async function get2(path: string, token: string) {
+  if (!app2) {
+    const { publicKey } = await keyPair;
+    const jwk2 = { ...(await exportJWK(publicKey)), kid: 'k2', alg: 'ES256' };
+    const verify = createTokenVerifier({ issuer: 'cc-suite', audience: 'cc-suite-api', jwks: { keys: [jwk2] } });
+    app2 = express();
+    app2.get('/stats/x', requireAuth(verify, 'stats'), (_req, res) => {
+      res.json(principalOf(res));
+    });
+    app2.use(problemHandler(createLogger('t', 'silent')));
+  }
+  return request(app2).get(path).set('authorization', `Bearer ${token}`);
+}

@@ -34,3 +34,22 @@ describe('toProblem', () => {
     expect(isConnectivityError(null)).toBe(false);
   });
 });
+
+describe('toProblem bounds (issue 19 item 6)', () => {
+  it('keeps instance to the path, at most 500 characters, and detail and field errors within their maxima', () => {
+    const long = `/things/${'a'.repeat(5000)}`;
+    const p = toProblem(
+      new AppError('REQUEST.VALIDATION', `No resource at GET ${long}`, [
+        { pointer: `/${'p'.repeat(3000)}`, message: 'm'.repeat(3000) },
+      ]),
+      `${long}?token=secret`,
+    );
+    expect(p.instance?.length).toBeLessThanOrEqual(500);
+    expect(p.instance).toMatch(/^\/things\/a+/);
+    expect(p.instance).not.toContain('secret');
+    expect(p.detail.length).toBeLessThanOrEqual(2000);
+    expect(p.errors?.[0]?.pointer.length).toBeLessThanOrEqual(1000);
+    expect(p.errors?.[0]?.message.length).toBeLessThanOrEqual(1000);
+    expect(toProblem(new AppError('REQUEST.NOT_FOUND', 'x'), '/a/b?c=d').instance).toBe('/a/b');
+  });
+});

@@ -1,9 +1,12 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import express from 'express';
 import request from 'supertest';
 import { CapturedLogs } from '../../testing/src/logs';
 import { AppError } from '../src/errors';
 import { Readiness } from '../src/health';
-import { createHttpApp } from '../src/http/app';
+import { answerClientErrors, createHttpApp } from '../src/http/app';
 import { createLogger } from '../src/logger';
 import { createMetrics } from '../src/metrics';
 
@@ -116,4 +119,70 @@ describe('createHttpApp', () => {
 
 function app404() {
   return build().app;
+}
+
+describe('createHttpApp hardening (issue 19)', () => {
+  it('item 3: censors credential-like query parameters in the access log', async () => {
+    const { app, logs } = build();
+    await request(app).get('/things/1?authorization=S1&key=S2&code=S3&sig=S4&token=S5&secret=S6&password=S7&x=keep');
+    expect(logs.text()).toContain('x=keep');
+    for (const s of ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7']) expect(logs.text()).not.toContain(`=${s}`);
+  });
+
+  it('item 8: refuses a JSON body that is not valid UTF-8 with 400, naming the body', async () => {
+    const { app } = build();
+    const body = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]);
+    // superagent would JSON-encode a Buffer: send the bytes as they are.
+    const raw = (b: Buffer) =>
+      request(app)
+        .post('/echo')
+        .set('content-type', 'application/json')
+        .serialize(() => b as never)
+        .send(b as never);
+    const res = await raw(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'REQUEST.MALFORMED_JSON' });
+    expect(res.body.detail).toMatch(/UTF-8/);
+    const ok = await raw(Buffer.from('{"a":"é€😀"}'));
+    expect(ok.status).toBe(201);
+    expect(ok.body).toEqual({ a: 'é€😀' });
+  });
+
+  it('item 5: answers oversized request heads (64 KB token, 60 KB URL, 10,000 parameters) with a 431 problem', async () => {
+    const { app } = build();
+    const server = http.createServer(app);
+    answerClientErrors(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const heads = [
+        `GET /healthz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'a'.repeat(64 * 1024)}\r\n\r\n`,
+        `GET /healthz?q=${'b'.repeat(60 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+        `GET /healthz?${Array.from({ length: 10_000 }, (_, i) => `p${i}=1`).join('&')} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      ];
+      for (const head of heads) {
+        const raw = await rawRequest(port, head);
+        expect(raw).toMatch(/^HTTP\/1\.1 431 /);
+        expect(raw).toMatch(/content-type: application\/problem\+json/i);
+        const body = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
+        expect(body).toMatchObject({ status: 431, code: 'REQUEST.HEADERS_TOO_LARGE' });
+      }
+      const bad = await rawRequest(port, 'NOT HTTP AT ALL\r\n\r\n');
+      expect(bad).toMatch(/^HTTP\/1\.1 400 /);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+function rawRequest(port: number, head: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('error', (err) => (chunks.length ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(err)));
+    socket.write(head);
+  });
 }

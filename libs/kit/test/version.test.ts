@@ -59,13 +59,14 @@ describe('negotiateVersion', () => {
     expect(res.body.detail).toMatch(/^Version 4 of this API is not available; valid versions: 1, 2, 3/);
   });
 
-  it('refuses media types it cannot serve, and a version refused with q=0', async () => {
-    const html = await get('text/html').expect(406);
-    expect(html.body.detail).toMatch(
-      /None of the accepted media types \(text\/html\) is served; valid versions: 1, 2, 3/,
-    );
-    expect(html.body.validVersions).toEqual([1, 2, 3]);
-    await get('application/vnd.cc-suite.v2+json;q=0').expect(406);
+  it('serves the default for an Accept naming no version (the contract allows any string), refuses a version refused with q=0', async () => {
+    // Issue 19 item 6: `text/html` or an arbitrary string was a 406 although the contract documents Accept as any string.
+    for (const accept of ['text/html', 'x', '\u00e9;;;', 'application/xml;q=0.5']) {
+      const res = await get(accept).expect(200);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+    }
+    const refused = await get('application/vnd.cc-suite.v2+json;q=0').expect(406);
+    expect(refused.body.validVersions).toEqual([1, 2, 3]);
   });
 
   it('refuses a configuration whose default is not supported', () => {

@@ -13,6 +13,7 @@ import {
   startConsumer,
 } from '@cc/bus';
 import {
+  answerClientErrors,
   createHttpApp,
   createLogger,
   createMetrics,
@@ -33,6 +34,10 @@ type AnyModel = Model<any>;
 /** The settings every service has (see `baseConfigSpec`). */
 export interface RuntimeConfig {
   PORT: number;
+  /** Bind address (default all interfaces). */
+  HOST?: string;
+  /** Reverse proxies whose forwarding headers are believed (default none). */
+  TRUST_PROXY?: string;
   LOG_LEVEL: string;
   KAFKA_BROKERS: string;
   KAFKA_TOPIC_PARTITIONS: number;
@@ -166,10 +171,19 @@ export async function startRuntime(opts: {
       return consumer;
     },
     async listen(routes) {
-      const app = createHttpApp({ logger, metrics, readiness, bodyLimit: config.BODY_LIMIT, routes });
-      const listening = await new Promise<Server>((resolve) => {
-        const s = app.listen(config.PORT, () => resolve(s));
+      const app = createHttpApp({
+        logger,
+        metrics,
+        readiness,
+        bodyLimit: config.BODY_LIMIT,
+        routes,
+        ...(config.TRUST_PROXY ? { trustProxy: config.TRUST_PROXY } : {}),
       });
+      const listening = await new Promise<Server>((resolve, reject) => {
+        const s = app.listen(config.PORT, config.HOST || '0.0.0.0', () => resolve(s));
+        s.once('error', reject);
+      });
+      answerClientErrors(listening);
       listening.keepAliveTimeout = 65_000; // longer than typical proxy idle timeouts
       server = listening;
       expiry.start();
@@ -181,7 +195,8 @@ export async function startRuntime(opts: {
         deadlineMs: config.SHUTDOWN_DEADLINE_MS,
         ...(opts.exitOnShutdown === false ? { exit: () => undefined, signals: false } : {}),
       });
-      logger.info({ port: (listening.address() as AddressInfo).port }, `${name} listening`);
+      const address = listening.address() as AddressInfo;
+      logger.info({ host: address.address, port: address.port }, `${name} listening`);
       return listening;
     },
     onShutdown(stepName, run) {

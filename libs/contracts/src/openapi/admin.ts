@@ -50,6 +50,7 @@ import {
   requireScope,
   servers,
   sharedSchemas,
+  versionedMediaTypes,
 } from './build';
 
 const versions = apiVersions.admin;
@@ -66,8 +67,13 @@ interface Op {
   body?: JsonSchema;
   bodyExample?: unknown;
   ok: [status: string, description: string, schema?: JsonSchema, example?: unknown];
+  /** A PUT that creates or replaces: 201 with the same body when it created. */
+  createdToo?: boolean;
   errors?: Record<number, true | string>;
 }
+
+const okResponse = (text: string, schema: JsonSchema, example: unknown) =>
+  jsonResponse(text, schema, example === undefined ? {} : { example }, versionedMediaTypes(versions));
 
 /** One admin operation with the standard problem responses. */
 function op(o: Op): OpenApiObject {
@@ -89,7 +95,8 @@ function op(o: Op): OpenApiObject {
     ],
     ...(o.body ? { requestBody: jsonBody(o.body, o.bodyExample === undefined ? {} : { example: o.bodyExample }) } : {}),
     responses: {
-      [status]: schema ? jsonResponse(okText, schema, example === undefined ? {} : { example }) : noContent(okText),
+      [status]: schema ? okResponse(okText, schema, example) : noContent(okText),
+      ...(o.createdToo && schema ? { '201': okResponse('Created.', schema, example) } : {}),
       ...problems(errorSpec, versions),
     },
   };
@@ -272,6 +279,7 @@ export const adminDocument: OpenApiObject = assemble(
           body: replayRequest,
           bodyExample: { since: '2024-05-01T00:00:00Z' },
           ok: ['202', 'Replay scheduled.', replayResult],
+          errors: { 404: 'The account has no provider of this name (`NOTIFIER.PROVIDER_NOT_FOUND`).' },
         }),
       },
       '/admin/deliveries': {
@@ -329,6 +337,7 @@ export const adminDocument: OpenApiObject = assemble(
           body: skill,
           bodyExample: { name: 'Printers' },
           ok: ['200', 'Replaced (201 when created).', skill],
+          createdToo: true,
           errors: conflict,
         }),
         delete: op({
@@ -365,6 +374,7 @@ export const adminDocument: OpenApiObject = assemble(
           body: route,
           bodyExample: { name: 'Support', interactionPlan: 'Support Plan' },
           ok: ['200', 'Replaced (201 when created).', route],
+          createdToo: true,
           errors: { ...conflict, 422: 'The interaction plan does not exist.' },
         }),
         delete: op({
@@ -401,6 +411,7 @@ export const adminDocument: OpenApiObject = assemble(
           body: interactionPlan,
           bodyExample: interactionPlanExample,
           ok: ['200', 'Replaced (201 when created).', interactionPlan],
+          createdToo: true,
           errors: { ...conflict, 422: 'A goto target or skill does not exist.' },
         }),
         delete: op({
@@ -427,7 +438,10 @@ export const adminDocument: OpenApiObject = assemble(
           body: agentWrite,
           bodyExample: agentWriteExample,
           ok: ['201', 'Created.', agentView],
-          errors: { 409: 'The username exists (case-insensitively).' },
+          errors: {
+            409: 'The username exists (case-insensitively).',
+            422: 'A skill the agent holds is not configured (`ROUTING.UNKNOWN_SKILL`, naming each).',
+          },
         }),
       },
       '/admin/agents/{id}': {
@@ -445,7 +459,10 @@ export const adminDocument: OpenApiObject = assemble(
           params: idParams,
           body: agentWrite,
           ok: ['200', 'Replaced.', agentView],
-          errors: { 409: 'The username exists (case-insensitively).' },
+          errors: {
+            409: 'The username exists (case-insensitively).',
+            422: 'A skill the agent holds is not configured (`ROUTING.UNKNOWN_SKILL`, naming each).',
+          },
         }),
         delete: op({
           id: 'deleteAgent',

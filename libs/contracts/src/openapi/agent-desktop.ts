@@ -28,9 +28,14 @@ import {
   requireScope,
   servers,
   sharedSchemas,
+  versionedMediaTypes,
 } from './build';
 
 const versions = apiVersions['agent-desktop'];
+
+/** A JSON response in every media type the API answers (application/json and the vendor types). */
+const json = (description: string, schema: JsonSchema, examples: Record<string, unknown> = {}) =>
+  jsonResponse(description, schema, examples, versionedMediaTypes(versions));
 
 const forbidden = problemResponse(
   403,
@@ -50,6 +55,7 @@ function action(
   ok: OpenApiObject,
   body: JsonSchema = emptyBody,
   description?: string,
+  extra: { bodyRequired?: boolean; errors?: Record<string, OpenApiObject> } = {},
 ): OpenApiObject {
   return {
     post: {
@@ -59,7 +65,7 @@ function action(
       ...(description ? { description } : {}),
       security: requireScope('agent'),
       parameters: [acceptParameter(versions), ...parameters('path', params)],
-      requestBody: { ...jsonBody(body), required: false },
+      requestBody: { ...jsonBody(body), required: Boolean(extra.bodyRequired) },
       responses: {
         ...ok,
         ...problems({ 400: true, 401: true }),
@@ -67,13 +73,14 @@ function action(
         ...problems({ 404: true, 406: true }, versions),
         '409': wrongState,
         ...problems({ 413: true, 415: true, 429: true }),
+        ...extra.errors,
       },
     },
   };
 }
 
 const interactionOk = {
-  '200': jsonResponse('The interaction after the action.', agentInteraction, { accepted: agentInteractionExample }),
+  '200': json('The interaction after the action.', agentInteraction, { accepted: agentInteractionExample }),
 };
 
 const description = `The agent-desktop API: presence, offers and agent actions, as the routing engine needs them.
@@ -100,7 +107,7 @@ export const agentDesktopDocument: OpenApiObject = assemble(
           security: requireScope('agent'),
           parameters: [acceptParameter(versions), ...parameters('path', agentParams)],
           responses: {
-            '200': jsonResponse('Presence.', presenceView),
+            '200': json('Presence.', presenceView),
             ...problems({ 400: true, 401: true, 403: true, 404: true, 406: true, 429: true }, versions),
           },
         },
@@ -115,7 +122,7 @@ export const agentDesktopDocument: OpenApiObject = assemble(
             break: { presence: 'Away', reason: 'Break' },
           }),
           responses: {
-            '200': jsonResponse('Presence after the change.', presenceView),
+            '200': json('Presence after the change.', presenceView),
             ...problems(
               { 400: true, 401: true, 403: true, 404: true, 406: true, 413: true, 415: true, 429: true },
               versions,
@@ -131,11 +138,7 @@ export const agentDesktopDocument: OpenApiObject = assemble(
           security: requireScope('agent'),
           parameters: [acceptParameter(versions), ...parameters('path', agentParams)],
           responses: {
-            '200': jsonResponse(
-              'Current offers.',
-              { type: 'array', items: offer, maxItems: 100 },
-              { ringing: [offerExample] },
-            ),
+            '200': json('Current offers.', { type: 'array', items: offer, maxItems: 100 }, { ringing: [offerExample] }),
             ...problems({ 400: true, 401: true, 403: true, 404: true, 406: true, 429: true }, versions),
           },
         },
@@ -160,7 +163,7 @@ export const agentDesktopDocument: OpenApiObject = assemble(
           security: requireScope('agent'),
           parameters: [acceptParameter(versions), ...parameters('path', agentParams)],
           responses: {
-            '200': jsonResponse('Current interactions.', { type: 'array', items: agentInteraction, maxItems: 200 }),
+            '200': json('Current interactions.', { type: 'array', items: agentInteraction, maxItems: 200 }),
             ...problems({ 400: true, 401: true, 403: true, 404: true, 406: true, 429: true }, versions),
           },
         },
@@ -183,6 +186,12 @@ export const agentDesktopDocument: OpenApiObject = assemble(
         agentInteractionParams,
         { '202': noContent('Transferred; the interaction is requeued for the target.') },
         transferRequest,
+        undefined,
+        {
+          // The body names the target, so it is required (an empty body is a 400 naming agent/route).
+          bodyRequired: true,
+          errors: problems({ 422: 'The target agent or route does not exist (`AGENT.UNKNOWN_TARGET`).' }),
+        },
       ),
       '/agent-desktop/agents/{agentId}/interactions/{interactionId}/end-wrap': action(
         'endWrap',

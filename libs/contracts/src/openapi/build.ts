@@ -202,6 +202,14 @@ export function versionedContent(
   return content;
 }
 
+/**
+ * The media types a versioned API's JSON responses carry: `application/json` for the default, and each vendor type
+ * naming a supported version (the response Content-Type echoes the one the client asked for).
+ */
+export function versionedMediaTypes(versions: ApiVersions): string[] {
+  return ['application/json', ...versions.supported.flatMap((v) => vendorMediaTypes.map((m) => `${m}.v${v}+json`))];
+}
+
 /** The Accept header parameter of a versioned API. */
 export function acceptParameter(versions: ApiVersions): OpenApiObject {
   const list = versions.supported.join(', ');
@@ -209,7 +217,7 @@ export function acceptParameter(versions: ApiVersions): OpenApiObject {
     name: 'Accept',
     in: 'header',
     required: false,
-    description: `Selects the version: \`application/vnd.newvoicemedia.v{n}+json\` or \`application/vnd.cc-suite.v{n}+json\` with n in {${list}}; \`application/json\`, \`*/*\` or no Accept get v${versions.default}. The response Content-Type echoes the media type served; \`Vary: Accept\` is set. Any other version is refused with 406 listing the valid ones.`,
+    description: `Selects the version: \`application/vnd.newvoicemedia.v{n}+json\` or \`application/vnd.cc-suite.v{n}+json\` with n in {${list}}; \`application/json\`, \`*/*\`, no Accept or one naming no version at all (any other string) get v${versions.default}. The response Content-Type echoes the media type served; \`Vary: Accept\` is set. A version that is not served (a vendor type or \`version=\` naming it) is refused with 406 listing the valid ones.`,
     schema: { type: 'string', maxLength: 1000, examples: [`application/vnd.newvoicemedia.v${versions.default}+json`] },
   };
 }

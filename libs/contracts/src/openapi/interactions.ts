@@ -10,6 +10,7 @@ import {
   registerResponseExample,
   releaseNotificationExample,
 } from '../examples';
+import type { JsonSchema } from '../json-schema';
 import { limits } from '../limits';
 import {
   interaction,
@@ -46,9 +47,14 @@ import {
   servers,
   sharedSchemas,
   validationProblem,
+  versionedMediaTypes,
 } from './build';
 
 const versions = apiVersions.interactions;
+
+/** A JSON response in every media type the API answers (application/json and the vendor types). */
+const json = (description: string, schema: JsonSchema, examples: Record<string, unknown> = {}) =>
+  jsonResponse(description, schema, examples, versionedMediaTypes(versions));
 
 const { signingSecret: _secret, ...withoutSecret } = registerResponseExample;
 
@@ -65,7 +71,7 @@ const invokeOperation = (operationId: string, alias: boolean): OpenApiObject => 
     release: invokeReleaseExample,
   }),
   responses: {
-    '202': jsonResponse('Accepted: one result per request object.', invokeResponse, { queued: invokeResponseExample }),
+    '202': json('Accepted: one result per request object.', invokeResponse, { queued: invokeResponseExample }),
     '400': problemResponse(
       400,
       undefined,
@@ -112,8 +118,8 @@ const registerOperation = (operationId: string, alias: boolean): OpenApiObject =
     withoutEndpoint: registerNoEndpointExample,
   }),
   responses: {
-    '200': jsonResponse('Replaced.', providerView, { replaced: withoutSecret }),
-    '201': jsonResponse('Created; `signingSecret` is returned this once.', providerView, {
+    '200': json('Replaced.', providerView, { replaced: withoutSecret }),
+    '201': json('Created; `signingSecret` is returned this once.', providerView, {
       created: registerResponseExample,
     }),
     '400': problemResponse(

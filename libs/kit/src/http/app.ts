@@ -1,10 +1,15 @@
+import { isUtf8 } from 'node:buffer';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { maxHeaderSize as httpMaxHeaderSize, type Server, STATUS_CODES } from 'node:http';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
 import { AppError, toProblem } from '../errors';
 import type { Readiness } from '../health';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
+import { redactQuery } from '../redact';
+
+export { redactQuery } from '../redact';
 
 /** What {@link createHttpApp} needs from the composition root. */
 export interface HttpAppOptions {
@@ -13,6 +18,12 @@ export interface HttpAppOptions {
   readiness: Readiness;
   /** Largest accepted JSON body, e.g. `256kb`. */
   bodyLimit?: string;
+  /**
+   * Addresses of reverse proxies whose `X-Forwarded-For` is believed (Express `trust proxy`: IPs, CIDRs or
+   * `loopback`/`linklocal`/`uniquelocal`, comma-separated). Default none: `req.ip` is the peer's address, so a
+   * client cannot choose its own by sending the header.
+   */
+  trustProxy?: string;
   /** Mounts the service's own routes between the common middleware and the 404/error handlers. */
   routes?: (app: Express) => void;
 }
@@ -38,7 +49,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple'); // flat strings only: no nested objects, so no `$`-operator injection
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.set('trust proxy', parseTrustProxy(opts.trustProxy));
 
   app.use(requestContext);
   app.use(
@@ -78,6 +89,10 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     limit: opts.bodyLimit ?? '256kb',
     type: ['application/json', 'application/*+json'],
     strict: true,
+    // The decoder would turn malformed UTF-8 into U+FFFD and the body would be stored altered: refuse it instead.
+    verify: (_req, _res, buf) => {
+      if (!isUtf8(buf)) throw Object.assign(new Error('invalid UTF-8'), { type: 'entity.encoding.invalid' });
+    },
   });
   app.use((req, res, next) => {
     const unparsed = app.get(rawBodySetting) as ((req: Request) => boolean) | undefined;
@@ -92,27 +107,6 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   });
   app.use(problemHandler(logger));
   return app;
-}
-
-const secretParam = /secret|token|password|passwd|api[_-]?key|signature|credential/i;
-
-/** The URL with the values of credential-like query parameters censored (clients do put secrets in URLs). */
-export function redactQuery(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  const params = url
-    .slice(q + 1)
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      const name = eq < 0 ? pair : pair.slice(0, eq);
-      let decoded = name;
-      try {
-        decoded = decodeURIComponent(name);
-      } catch {}
-      return eq >= 0 && secretParam.test(decoded) ? `${name}=[redacted]` : pair;
-    });
-  return `${url.slice(0, q)}?${params.join('&')}`;
 }
 
 /** Sets `x-request-id` (kept from the caller when well-formed) and a W3C `traceparent` for downstream calls. */
@@ -158,6 +152,8 @@ function fromBodyParser(err: unknown): AppError | undefined {
     return new AppError('REQUEST.VALIDATION', 'The request path is not valid percent-encoded UTF-8');
   }
   switch (e?.type) {
+    case 'entity.encoding.invalid':
+      return new AppError('REQUEST.MALFORMED_JSON', 'The request body is not valid UTF-8');
     case 'entity.parse.failed':
       return new AppError('REQUEST.MALFORMED_JSON', 'The request body is not valid JSON');
     case 'entity.too.large':
@@ -171,4 +167,45 @@ function fromBodyParser(err: unknown): AppError | undefined {
     default:
       return undefined;
   }
+}
+
+/** The `trust proxy` setting from a comma-separated list; empty or absent trusts no forwarding header. */
+export function parseTrustProxy(list: string | undefined): string[] | false {
+  const entries = (list ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return entries.length ? entries : false;
+}
+
+/**
+ * Answers what Node's HTTP parser refuses before Express sees it (a request head over `maxHeaderSize`, malformed
+ * HTTP, a head that never completes) with a problem+json body instead of Node's empty one, then closes the
+ * connection: 431 for an oversized head, 408 for a timeout, else 400.
+ */
+export function answerClientErrors(server: Server, maxHeaderSize = maxHeaderSizeOf(server)): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const error =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? new AppError(
+            'REQUEST.HEADERS_TOO_LARGE',
+            `The request line and headers exceed ${maxHeaderSize} bytes (a token, the URL or the query string is too long)`,
+          )
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new AppError('REQUEST.TIMEOUT', 'The request was not received in time')
+          : new AppError('REQUEST.VALIDATION', 'The request is not valid HTTP/1.1');
+    const problem = toProblem(error);
+    const body = JSON.stringify(problem);
+    socket.end(
+      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? 'Error'}\r\n` +
+        `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}
+
+/** The server's `maxHeaderSize` option, else Node's (`--max-http-header-size`, 16 KiB by default). */
+function maxHeaderSizeOf(server: Server): number {
+  return (server as Server & { maxHeaderSize?: number }).maxHeaderSize ?? httpMaxHeaderSize;
 }

@@ -66,7 +66,8 @@ const specificity = (r: Range): number =>
 /**
  * Picks the API version from an Accept header: `application/vnd.newvoicemedia.v{n}+json`,
  * `application/vnd.cc-suite.v{n}+json` or `application/json; version={n}` select n; `application/json`,
- * `application/*`, `*\/*` or no Accept select the default. Higher q wins, then the more specific range.
+ * `application/*`, `*\/*`, no Accept or one naming no version at all select the default. Higher q wins, then the
+ * more specific range; a version that is not served is refused.
  */
 export function negotiate(accept: string | undefined, options: VersionOptions): Negotiation {
   if (!accept?.trim()) return { ok: true, version: options.default, mediaType: 'application/json' };
@@ -85,8 +86,16 @@ export function negotiate(accept: string | undefined, options: VersionOptions): 
       return { ok: true, version: options.default, mediaType: 'application/json' };
     }
   }
+  // Nothing asks for a version (e.g. `text/html`, or any odd string): RFC 9110 lets a server disregard Accept and send
+  // its default; the contract documents Accept as any string, and only a version we do not serve is refused.
+  if (!requested.length && !versionRequest.test(accept)) {
+    return { ok: true, version: options.default, mediaType: 'application/json' };
+  }
   return { ok: false, requested, ranges: ranges.map((r) => r.type) };
 }
+
+/** An Accept header naming a version: a vendor media type or a `version=` parameter. */
+const versionRequest = /vnd\.(newvoicemedia|cc-suite)\.v|;\s*version\s*=/i;
 
 /**
  * Express middleware negotiating the API version from Accept: sets `res.locals.apiVersion` and

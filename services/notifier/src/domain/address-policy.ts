@@ -1,43 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-
-/** Ranges that are not public unicast addresses: loopback, private, link-local, CGNAT, documentation, multicast… */
-const nonPublicV4 = [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const;
-const nonPublicV6 = [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['64:ff9b:1::', 48],
-  ['100::', 64],
-  ['2001::', 23],
-  ['2001:db8::', 32],
-  ['2002::', 16],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const;
-
-// Two lists: a BlockList checks IPv4 addresses against its IPv6 rules too (as IPv4-mapped), so one
-// list with IPv6 rules would misjudge IPv4 addresses. IPv4-mapped IPv6 addresses are unwrapped below.
-const deniedV4 = new BlockList();
-for (const [net, prefix] of nonPublicV4) deniedV4.addSubnet(net, prefix, 'ipv4');
-const deniedV6 = new BlockList();
-for (const [net, prefix] of nonPublicV6) deniedV6.addSubnet(net, prefix, 'ipv6');
+import { isPublicAddress } from '@cc/kit';
 
 /** The IPv4 address embedded in an IPv4-mapped (`::ffff:a.b.c.d`) IPv6 address, if it is one. */
 function mappedV4(address: string): string | undefined {
@@ -45,14 +7,8 @@ function mappedV4(address: string): string | undefined {
   return match?.[1];
 }
 
-/** True when an IP address is public unicast (not loopback, private, link-local, reserved or multicast). */
-export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  const v4 = family === 6 ? mappedV4(address) : address;
-  if (v4) return !deniedV4.check(v4, 'ipv4');
-  return !deniedV6.check(address, 'ipv6');
-}
+/** The suite's one network policy (libs/kit), shared with the provider registry's registration check. */
+export { isPublicAddress };
 
 /**
  * The development allowlist (`ENDPOINT_ALLOWLIST`): comma-separated host names (exact, case-insensitive),

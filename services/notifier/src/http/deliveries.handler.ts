@@ -2,6 +2,7 @@ import { AppError, principalOf } from '@cc/kit';
 import type { Request, RequestHandler, Response } from 'express';
 import type { DeliveryListQuery, DeliveryRepository } from '../store/delivery.repository';
 import type { DeliveryDoc } from '../store/notifier.models';
+import type { ProviderRepository } from '../store/provider.repository';
 
 const maxAttemptsShown = 100;
 
@@ -43,6 +44,7 @@ function page(total: number, q: { page: number; limit: number }, count: number) 
 /** The admin handlers of deliveries: list, get, replay one, replay a provider's failed and dead ones. */
 export function deliveryHandlers(
   deliveries: DeliveryRepository,
+  providers: Pick<ProviderRepository, 'get'>,
   pipeline: LivePipeline,
   lease: { owner: string; leaseMs: number },
 ) {
@@ -86,12 +88,13 @@ export function deliveryHandlers(
 
   const replayProvider: RequestHandler = async (req, res) => {
     const body = req.body as { since: string; states: ('failed' | 'dead')[] };
-    const found = await deliveries.findForReplay(
-      accountOf(res),
-      String(req.params.name),
-      new Date(body.since),
-      body.states,
-    );
+    const name = String(req.params.name);
+    // A provider the account never registered (or deleted) has nothing to replay to: 404, not "0 replayed".
+    const provider = await providers.get(accountOf(res), name);
+    if (!provider || provider.deleted) {
+      throw new AppError('NOTIFIER.PROVIDER_NOT_FOUND', `No provider ${name} in this account`);
+    }
+    const found = await deliveries.findForReplay(accountOf(res), name, new Date(body.since), body.states);
     let replayed = 0;
     for (const d of found) {
       if (pipeline.view(d._id)?.sending) continue;

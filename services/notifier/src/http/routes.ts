@@ -23,7 +23,10 @@ export interface RoutesDeps {
 /** Mounts the notifier's admin API (scope `admin`, paths of the contracts' admin document). */
 export function mountRoutes(app: Express, deps: RoutesDeps): void {
   const guard = [requireAuth(deps.verify, 'admin'), negotiateVersion(apiVersions.admin)];
-  const d = deliveryHandlers(deps.deliveries, deps.pipeline, { owner: deps.owner, leaseMs: deps.leaseMs });
+  const d = deliveryHandlers(deps.deliveries, deps.providers, deps.pipeline, {
+    owner: deps.owner,
+    leaseMs: deps.leaseMs,
+  });
   app.get('/admin/deliveries', ...guard, validateRequest({ query: deliveriesQuery }), d.list);
   app.get('/admin/deliveries/:id', ...guard, validateRequest({ params: idParams }), d.get);
   app.post('/admin/deliveries/:id/replay', ...guard, validateRequest({ params: idParams }), d.replayOne);

@@ -25,6 +25,20 @@ describe('SSRF address policy', () => {
     }
   });
 
+  it('refuses what the registry refuses (issue 19 item 4: the send-time copy had treated these as public)', () => {
+    for (const a of [
+      '::ffff:7f00:1',
+      '::ffff:a9fe:a9fe',
+      '::7f00:1',
+      'fec0::1',
+      '3fff::1',
+      '4000::1',
+      '2002:a00:1::1',
+    ]) {
+      expect([a, isPublicAddress(a)]).toEqual([a, false]);
+    }
+  });
+
   it('accepts public unicast addresses', () => {
     for (const a of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
       expect([a, isPublicAddress(a)]).toEqual([a, true]);

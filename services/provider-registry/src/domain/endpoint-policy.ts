@@ -1,5 +1,5 @@
 import { BlockList, isIP, isIPv4, isIPv6 } from 'node:net';
-import { AppError } from '@cc/kit';
+import { type AddressVerdict, AppError, classifyAddress } from '@cc/kit';
 import './errors';
 
 /** Why a host could not be resolved; thrown by a {@link ResolveHost} implementation. */
@@ -26,8 +26,7 @@ export interface EndpointAllowlist {
   entries: readonly string[];
 }
 
-/** The verdict on one address: public, or the kind of non-public address it is. */
-export type AddressVerdict = { public: true } | { public: false; kind: string };
+export type { AddressVerdict };
 
 const hostName = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 
@@ -65,96 +64,8 @@ export function parseAllowlist(spec: string): EndpointAllowlist {
   return { hosts, ranges, entries };
 }
 
-function rangeList(family: 'ipv4' | 'ipv6', cidrs: [string, string][]): { kind: string; list: BlockList }[] {
-  return cidrs.map(([cidr, kind]) => {
-    const list = new BlockList();
-    const [addr, bits] = cidr.split('/');
-    list.addSubnet(addr as string, Number(bits), family);
-    return { kind, list };
-  });
-}
-
-// IANA special-purpose registries (RFC 6890 and successors): nothing here is a public internet host.
-const ipv4Special = rangeList('ipv4', [
-  ['0.0.0.0/8', 'an unspecified ("this network") address'],
-  ['10.0.0.0/8', 'a private address'],
-  ['100.64.0.0/10', 'a shared (carrier-grade NAT) address'],
-  ['127.0.0.0/8', 'a loopback address'],
-  ['169.254.0.0/16', 'a link-local address (the range of cloud metadata services)'],
-  ['172.16.0.0/12', 'a private address'],
-  ['192.0.0.0/24', 'an IETF protocol-assignment address'],
-  ['192.0.2.0/24', 'a documentation address'],
-  ['192.88.99.0/24', 'a reserved (6to4 relay) address'],
-  ['192.168.0.0/16', 'a private address'],
-  ['198.18.0.0/15', 'a benchmarking address'],
-  ['198.51.100.0/24', 'a documentation address'],
-  ['203.0.113.0/24', 'a documentation address'],
-  ['224.0.0.0/4', 'a multicast address'],
-  ['240.0.0.0/4', 'a reserved or broadcast address'],
-]);
-
-const ipv6Special = rangeList('ipv6', [
-  ['::/128', 'an unspecified address'],
-  ['::1/128', 'a loopback address'],
-  ['::/96', 'a deprecated IPv4-compatible address'],
-  ['64:ff9b:1::/48', 'a local-use NAT64 address'],
-  ['100::/64', 'a discard-only address'],
-  ['2001::/23', 'an IETF protocol-assignment address (including Teredo)'],
-  ['2001:db8::/32', 'a documentation address'],
-  ['3fff::/20', 'a documentation address'],
-  ['fc00::/7', 'a unique-local address'],
-  ['fe80::/10', 'a link-local address'],
-  ['fec0::/10', 'a site-local address'],
-  ['ff00::/8', 'a multicast address'],
-]);
-
-const globalUnicast = rangeList('ipv6', [['2000::/3', 'global unicast']])[0]?.list as BlockList;
-
-/** The eight 16-bit groups of a valid IPv6 address (zone removed, embedded dotted IPv4 allowed). */
-function ipv6Groups(ip: string): number[] {
-  let s = ip.toLowerCase();
-  const dotted = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
-    s = `${s.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = s.split('::');
-  const h = head ? head.split(':') : [];
-  const t = tail === undefined ? [] : tail ? tail.split(':') : [];
-  const fill = tail === undefined ? [] : new Array<string>(8 - h.length - t.length).fill('0');
-  return [...h, ...fill, ...t].map((g) => Number.parseInt(g, 16));
-}
-
-const v4FromGroups = (hi: number, lo: number): string => [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
-
-/**
- * Classifies an IP address: public internet unicast, or which kind of non-public address it is (loopback,
- * private, link-local incl. 169.254.169.254, CGNAT, unique-local, multicast, unspecified, documentation, …).
- * IPv6 forms that embed an IPv4 address (IPv4-mapped, NAT64, 6to4) are judged by the embedded address.
- */
-export function classifyAddress(address: string): AddressVerdict {
-  const ip = address.replace(/%.*$/, '');
-  if (isIPv4(ip)) {
-    const hit = ipv4Special.find((r) => r.list.check(ip, 'ipv4'));
-    return hit ? { public: false, kind: hit.kind } : { public: true };
-  }
-  if (!isIPv6(ip)) return { public: false, kind: 'not an IP address' };
-  const g = ipv6Groups(ip);
-  const embedded = (v4: string, form: string): AddressVerdict => {
-    const inner = classifyAddress(v4);
-    return inner.public ? inner : { public: false, kind: `${form} of ${inner.kind} (${v4})` };
-  };
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) {
-    return embedded(v4FromGroups(g[6] as number, g[7] as number), 'the IPv4-mapped form');
-  }
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
-    return embedded(v4FromGroups(g[6] as number, g[7] as number), 'the NAT64 form');
-  }
-  if (g[0] === 0x2002) return embedded(v4FromGroups(g[1] as number, g[2] as number), 'the 6to4 form');
-  const hit = ipv6Special.find((r) => r.list.check(ip, 'ipv6'));
-  if (hit) return { public: false, kind: hit.kind };
-  return globalUnicast.check(ip, 'ipv6') ? { public: true } : { public: false, kind: 'a reserved address' };
-}
+/** The suite's one network policy (libs/kit), shared with the notifier's send-time check. */
+export { classifyAddress };
 
 function allowed(address: string, allowlist: EndpointAllowlist): boolean {
   const ip = address.replace(/%.*$/, '');
