@@ -39,5 +39,5 @@ case "$cmd" in
   start) ensure_deps; exec bash deploy/local/start-all.sh "$@" ;;
   test) ensure_deps; exec bash scripts/test-all.sh "$@" ;;
   bench) ensure_deps; exec bash scripts/bench.sh "$@" ;;
-  *) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
