@@ -20,5 +20,12 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/{libs,services}/*/test/**/*.int.test.ts'],
     },
+    // Deployment checks (rendered manifests, Compose, compiled output) against the real stack; run by ./cc test
+    // after the integration tier, one file at a time.
+    {
+      ...common,
+      displayName: 'deploy',
+      testMatch: ['<rootDir>/deploy/test/**/*.test.ts'],
+    },
   ],
 };

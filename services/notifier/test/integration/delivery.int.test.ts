@@ -41,7 +41,7 @@ beforeAll(async () => {
     LEASE_MS: '6000',
   });
   await h.start();
-  outcomes = await TopicRecorder.start(h.kafka, ['cc.notification-delivery.v1', `${h.env.CONSUMER_GROUP}.dlq`]);
+  outcomes = await TopicRecorder.start(h.kafka, ['cc.notification-delivery.v1', `${h.env.KAFKA_GROUP_ID}.dlq`]);
 });
 
 afterAll(async () => {
@@ -140,7 +140,7 @@ describe('notifier deliveries', () => {
     await h.publishInteraction([a.queued, a.assigned, a.released]);
     await h.publishInteraction([b.queued, b.assigned, b.released]);
     // The consumer marks each handled event; wait until all six were handled.
-    const group = h.env.CONSUMER_GROUP;
+    const group = h.env.KAFKA_GROUP_ID;
     await eventually(
       async () =>
         (await conn?.collection('processed_events').countDocuments({
@@ -333,7 +333,7 @@ describe('notifier deliveries', () => {
         outcomes
           .ofDelivery('cc.notification-delivery.v1', id)
           .some((m) => m.value.type === 'notification-delivery.dead-lettered') &&
-        outcomes.ofDelivery(`${h.env.CONSUMER_GROUP}.dlq`, id).length === 1,
+        outcomes.ofDelivery(`${h.env.KAFKA_GROUP_ID}.dlq`, id).length === 1,
       { what: 'dead-lettered on the outcome topic and the dead-letter topic' },
     );
 
