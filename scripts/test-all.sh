@@ -65,6 +65,8 @@ if [ -z "${KAFKA_BROKERS:-}" ] || [ -z "${MONGO_URL:-}" ]; then
 fi
 export KAFKA_BROKERS MONGO_URL
 jest_tier "integration tests" "$results/integration.json" --selectProjects integration --runInBand
+# The manifests and docker-compose.yml configure a working suite; the compiled services start.
+jest_tier "deployment checks" "$results/deploy.json" --selectProjects deploy --runInBand
 if [ -f test-e2e/run.sh ]; then
   step "end-to-end tests"
   bash test-e2e/run.sh "$results/e2e.json"
