@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import { kafkaSecurity } from '@cc/bus';
+import { baseConfigSpec, loadConfig } from '@cc/kit';
 import { freeLoopbackPort } from '@cc/testing';
 import { rewriteForLocal } from './support/local-rewrite';
 import { overlays, renderOverlay, root, workloadEnvs } from './support/manifests';
@@ -28,7 +30,16 @@ describe.each(overlays())('the %s overlay, rendered and started', (overlay) => {
     const testSecrets = {
       CC_ENCRYPTION_KEYS: `boot:${randomBytes(32).toString('base64')}`,
       CC_DEMO_CLIENT_SECRET: `boot-demo-${suffix}`,
+      KAFKA_SASL_PASSWORD: `boot-kafka-${suffix}`,
     };
+    // The Kafka TLS/SASL settings cannot reach the PLAINTEXT local broker, so they are checked for consistency
+    // (mechanism with user and password, TLS files only with TLS) before the rewrite drops them.
+    for (const w of rendered) {
+      const settings = loadConfig(baseConfigSpec(w.service, 8080), w.env, (problems) => {
+        throw new Error(`${w.service}: ${problems.join('; ')}`);
+      });
+      kafkaSecurity(settings, () => 'PEM');
+    }
     envs = rendered.map((w) => ({
       service: w.service,
       env: rewriteForLocal(w.env, { service: w.service, ports, kafkaBrokers, mongoUrl, suffix, testSecrets }),

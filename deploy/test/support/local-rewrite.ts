@@ -12,7 +12,7 @@ export interface LocalTarget {
 }
 
 /**
- * The environment a pod gets, with only addresses rewritten: Kafka and MongoDB to the local stack, the
+ * The environment a pod gets, with only addresses rewritten: Kafka (and its TLS/SASL settings) and MongoDB to the local stack, the
  * listening port and the cluster DNS names of the services to free local ports, database and consumer group
  * names suffixed (isolation on shared infrastructure), and Secret placeholders replaced by test values. Every
  * other value stays exactly as rendered, so a wrong or missing setting shows.
@@ -23,6 +23,9 @@ export function rewriteForLocal(env: Record<string, string>, t: LocalTarget): Re
     `^(https?)://(${Object.keys(t.ports).join('|')})(?:\\.[a-z0-9-]+(?:\\.svc(?:\\.cluster\\.local)?)?)?:\\d+`,
   );
   for (const [key, value] of Object.entries(env)) {
+    // The local broker is PLAINTEXT: its address includes dropping TLS and SASL (checked before, see
+    // kafkaSecurity in the boot test).
+    if (/^KAFKA_(SSL|SASL)/.test(key)) continue;
     if (key === 'KAFKA_BROKERS') out[key] = t.kafkaBrokers;
     else if (key === 'MONGO_URL') out[key] = t.mongoUrl;
     else if (key === 'PORT') out[key] = String(t.ports[t.service]);

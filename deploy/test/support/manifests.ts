@@ -97,6 +97,12 @@ export function workloadEnvs(objects: K8sObject[]): WorkloadEnv[] {
     if (!found && !optional) throw new Error(`${kind} ${name} is referenced but not rendered`);
     return found ?? {};
   };
+  // The Strimzi User Operator creates a Secret per KafkaUser, named like it, holding `password`: a placeholder
+  // stands in for it, as for the other Secrets.
+  for (const o of objects) {
+    if (o.kind === 'KafkaUser' && !maps.has(`Secret/${o.metadata.name}`))
+      maps.set(`Secret/${o.metadata.name}`, { password: 'REPLACE_ME_KAFKA_USER_PASSWORD' });
+  }
   return objects
     .filter((o) => o.kind === 'Deployment')
     .map((d) => {

@@ -7,6 +7,7 @@ import {
   EventSchemas,
   ensureTopics,
   kafkaReadiness,
+  kafkaSecurity,
   mongoDeduper,
   OutboxRelay,
   startConsumer,
@@ -35,6 +36,14 @@ export interface RuntimeConfig {
   LOG_LEVEL: string;
   KAFKA_BROKERS: string;
   KAFKA_TOPIC_PARTITIONS: number;
+  /** TLS and SASL (see `kafkaSecurityConfigSpec`); absent means PLAINTEXT. */
+  KAFKA_SSL?: boolean;
+  KAFKA_SSL_CA_FILE?: string;
+  KAFKA_SSL_CERT_FILE?: string;
+  KAFKA_SSL_KEY_FILE?: string;
+  KAFKA_SASL_MECHANISM?: string;
+  KAFKA_SASL_USERNAME?: string;
+  KAFKA_SASL_PASSWORD?: string;
   MONGO_URL: string;
   MONGO_DB: string;
   BODY_LIMIT: string;
@@ -88,7 +97,16 @@ export async function startRuntime(opts: {
 
   const conn = await connectStore({ url: config.MONGO_URL, dbName: config.MONGO_DB, logger, metrics });
   readiness.add('store', storeReadiness(conn));
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS.split(','), clientId: name, logger });
+  const security = kafkaSecurity({
+    KAFKA_SSL: config.KAFKA_SSL ?? false,
+    KAFKA_SSL_CA_FILE: config.KAFKA_SSL_CA_FILE ?? '',
+    KAFKA_SSL_CERT_FILE: config.KAFKA_SSL_CERT_FILE ?? '',
+    KAFKA_SSL_KEY_FILE: config.KAFKA_SSL_KEY_FILE ?? '',
+    KAFKA_SASL_MECHANISM: config.KAFKA_SASL_MECHANISM ?? '',
+    KAFKA_SASL_USERNAME: config.KAFKA_SASL_USERNAME ?? '',
+    KAFKA_SASL_PASSWORD: config.KAFKA_SASL_PASSWORD ?? '',
+  });
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS.split(','), clientId: name, logger, security });
   readiness.add('kafka', kafkaReadiness(kafka));
   const schemas = new EventSchemas(opts.eventSchemas);
   const producer = new EventProducer(kafka, schemas, logger, metrics);
