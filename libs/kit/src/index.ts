@@ -9,3 +9,4 @@ export * from './http/version';
 export * from './lifecycle';
 export * from './logger';
 export * from './metrics';
+export * from './tracing';

@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { traceLogFields } from './tracing';
 
 export type { Logger } from 'pino';
 
@@ -32,6 +33,7 @@ export function createLogger(service: string, level = 'info', destination?: Node
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: redactPaths, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
+      mixin: traceLogFields, // trace_id and span_id of the active span, to find a request's lines
     },
     destination as DestinationStream | undefined,
   );

@@ -16,7 +16,9 @@ import {
   createHttpApp,
   createLogger,
   createMetrics,
+  flushTracing,
   handleShutdown,
+  initTracing,
   type Logger,
   type Metrics,
   Readiness,
@@ -89,6 +91,7 @@ export async function startRuntime(opts: {
   exitOnShutdown?: boolean;
 }): Promise<Runtime> {
   const { config, name } = opts;
+  initTracing({ serviceName: name }); // once per process; exports only when OTEL_* ask for it
   const logger = createLogger(name, config.LOG_LEVEL, opts.logDestination);
   const metrics = createMetrics(name);
   const readiness = new Readiness();
@@ -123,6 +126,7 @@ export async function startRuntime(opts: {
     { name: 'outbox relay', run: async () => void (await Promise.all(relays.map((r) => r.stop()))) },
     { name: 'producer', run: () => producer.disconnect() },
     { name: 'store', run: () => conn.close() },
+    { name: 'traces', run: () => flushTracing() },
   ];
   let server: Server | undefined;
   let shutdown: ((reason: string) => Promise<void>) | undefined;

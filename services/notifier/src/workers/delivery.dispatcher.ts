@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { OutboxRelay } from '@cc/bus';
-import type { Logger, SecretBox } from '@cc/kit';
+import { type Logger, type SecretBox, SpanKind, withSpan } from '@cc/kit';
 import { EndpointBreakers as Breakers, type EndpointBreakers, type EndpointGate } from '../clients/endpoint-breakers';
 import type { ProviderEndpointClient } from '../clients/provider-endpoint.client';
 import type { Config } from '../config';
@@ -323,7 +323,23 @@ export class DeliveryDispatcher {
       'x-request-id': `${claimed._id}:${attemptNo}`,
       ...(claimed.traceparent ? { traceparent: claimed.traceparent } : {}),
     };
-    const out = await breakers.send(gate, () => client.post({ url: p.endpoint, body: claimed.body, headers }));
+    // A client span for the POST, in the trace of the event that caused the notification.
+    const out = await breakers.send(gate, () =>
+      withSpan(
+        'notifier',
+        'POST provider endpoint',
+        { kind: SpanKind.CLIENT, parent: claimed.traceparent, attributes: { 'cc.provider': claimed.provider } },
+        async (traceparent, span) => {
+          const result = await client.post({
+            url: p.endpoint,
+            body: claimed.body,
+            headers: { ...headers, traceparent },
+          });
+          if (result.kind === 'response') span.setAttribute('http.response.status_code', result.status);
+          return result;
+        },
+      ),
+    );
     if (!out.sent) {
       // The breaker opened (or a half-open trial is running) since the pass looked: no attempt was made.
       await deliveries.unclaim(claimed, new Date(Breakers.retryAt(gate, config.BREAKER_RESET_MS)));
