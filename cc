@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The suite's one entry point. A fresh machine needs only Node.js 20, Java 17 and Go:
+# The suite's one entry point. A fresh machine needs Node.js 20.19+, Java 17+, Maven, Go 1.26+ and
+# python3 with pip (README lists versions):
 #   ./cc start   local Kafka + store + every service; prints the gateway URL; Ctrl-C stops all
 #   ./cc test    lint, typecheck, layer rules, contracts, unit, integration and end-to-end tests
 # Also: ./cc stack {start|stop|status|reset|wait}, ./cc install, ./cc bench

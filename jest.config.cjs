@@ -22,5 +22,12 @@ module.exports = {
       // Fails a test file whose code sent the store a query that scans (libs/testing/src/store-scans.guard.ts).
       setupFilesAfterEnv: ['<rootDir>/libs/testing/src/store-scans.guard.ts'],
     },
+    // Deployment checks (rendered manifests, Compose, compiled output) against the real stack; run by ./cc test
+    // after the integration tier, one file at a time.
+    {
+      ...common,
+      displayName: 'deploy',
+      testMatch: ['<rootDir>/deploy/test/**/*.test.ts'],
+    },
   ],
 };

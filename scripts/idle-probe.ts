@@ -67,7 +67,6 @@ async function main(): Promise<void> {
           LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
           AUTH_JWKS_URL: svc.name === 'gateway' ? '' : `http://127.0.0.1:${port('gateway')}/.well-known/jwks.json`,
           KAFKA_GROUP_ID: `${groups}.${svc.name}`,
-          CONSUMER_GROUP: `${groups}.${svc.name}`,
         },
         stdio: ['ignore', 'inherit', 'inherit'],
       });

@@ -29,13 +29,34 @@ jest_tier() { # name, json file, jest args...
   printf '[test] %s: %s passed, %s failed (%ss)\n' "$name" "$p" "$f" $((SECONDS - t0)) >&2
 }
 
+started_stack=0
+summary() {
+  [ ${#failures[@]} -gt 0 ] && printf '[test] failed: %s\n' "${failures[*]}" >&2
+  echo "${passed} passed, ${failed} failed"
+}
+# Ctrl-C reaches the running step too (same process group); SIGTERM may come to this shell alone.
+# Either way: stop what this run started (children, the local stack), then print the summary line.
+on_interrupt() {
+  trap - INT TERM
+  printf '\n[test] interrupted: stopping what this run started\n' >&2
+  local child
+  for child in $(pgrep -P $$ 2>/dev/null); do kill_tree "$child"; done
+  wait 2>/dev/null
+  [ "$started_stack" = 1 ] && bash deploy/local/stack.sh stop
+  failed=$((failed + 1)); failures+=("interrupted")
+  summary
+  exit 130
+}
+# shellcheck source=../deploy/local/lib.sh
+source deploy/local/lib.sh # kill_tree
+trap on_interrupt INT TERM
+
 check lint biome check .
 check typecheck tsc -p tsconfig.json --noEmit
 check "layer rules" depcruise libs services test-e2e deploy --config .dependency-cruiser.cjs
 [ -x scripts/validate-k8s.sh ] && check "k8s manifests" bash scripts/validate-k8s.sh
 jest_tier "unit tests" "$results/unit.json" --selectProjects unit
 
-started_stack=0
 if [ -z "${KAFKA_BROKERS:-}" ] || [ -z "${MONGO_URL:-}" ]; then
   if ! bash deploy/local/stack.sh status >/dev/null 2>&1; then started_stack=1; fi
   step "local stack"
@@ -44,6 +65,8 @@ if [ -z "${KAFKA_BROKERS:-}" ] || [ -z "${MONGO_URL:-}" ]; then
 fi
 export KAFKA_BROKERS MONGO_URL
 jest_tier "integration tests" "$results/integration.json" --selectProjects integration --runInBand
+# The manifests and docker-compose.yml configure a working suite; the compiled services start.
+jest_tier "deployment checks" "$results/deploy.json" --selectProjects deploy --runInBand
 if [ -f test-e2e/run.sh ]; then
   step "end-to-end tests"
   bash test-e2e/run.sh "$results/e2e.json"
@@ -53,6 +76,6 @@ if [ -f test-e2e/run.sh ]; then
 fi
 [ "$started_stack" = 1 ] && bash deploy/local/stack.sh stop
 
-[ ${#failures[@]} -gt 0 ] && printf '[test] failed: %s\n' "${failures[*]}" >&2
-echo "${passed} passed, ${failed} failed"
+trap - INT TERM
+summary
 [ "$failed" -eq 0 ]

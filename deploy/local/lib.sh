@@ -76,14 +76,28 @@ stop_pid() {
   log "$name: stopped"
 }
 
+# kill_tree PID [SIGNAL]: signal PID and every descendant (a Go build's compilers, Maven's JVM).
+# The parent is stopped first so it cannot start new children while they are being signalled.
+kill_tree() {
+  local pid=$1 sig=${2:-TERM} child
+  kill -STOP "$pid" 2>/dev/null || return 0
+  for child in $(pgrep -P "$pid" 2>/dev/null); do kill_tree "$child" "$sig"; done
+  kill "-$sig" "$pid" 2>/dev/null || true
+  kill -CONT "$pid" 2>/dev/null || true
+}
+
 # with_progress LABEL LOGFILE CMD...: run CMD with output to LOGFILE, printing a progress line
-# every 10 s; on failure print the tail of LOGFILE and return CMD's status.
+# every 10 s; on failure print the tail of LOGFILE and return CMD's status. CMD runs in the
+# background, where a non-interactive shell ignores SIGINT for it, so Ctrl-C (SIGINT) or SIGTERM
+# to this shell kills CMD's whole process tree explicitly before exiting.
 with_progress() {
   local label=$1 logfile=$2
   shift 2
   local start=$SECONDS rc=0
   "$@" >"$logfile" 2>&1 &
   local pid=$!
+  # shellcheck disable=SC2064 # the pid is fixed now
+  trap "log '$label: interrupted, stopping it'; kill_tree $pid; wait $pid 2>/dev/null; exit 130" INT TERM
   while kill -0 "$pid" 2>/dev/null; do
     sleep 1
     if (((SECONDS - start) % 10 == 0)) && kill -0 "$pid" 2>/dev/null; then
@@ -91,6 +105,7 @@ with_progress() {
     fi
   done
   wait "$pid" || rc=$?
+  trap - INT TERM
   if ((rc != 0)); then
     log "$label: FAILED (exit $rc) after $((SECONDS - start))s; last lines of $logfile:"
     tail -n 30 "$logfile" | sed 's/^/[stack]   /' >&2

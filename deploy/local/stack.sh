@@ -44,19 +44,23 @@ POSTGRES_SH="$LOCAL_DIR/postgres.sh"
 POSTGRES_PORT="${POSTGRES_PORT:-55432}"
 
 stack_prepare() {
-  # First run: the Kafka download (network) and the FerretDB build (CPU) overlap.
-  local kpid="" rc=0
+  # First run: the Kafka download (network) and the FerretDB build (CPU) overlap. Both run in the
+  # background, where SIGINT is ignored, so Ctrl-C or SIGTERM here stops their process trees.
+  local kpid="" fpid="" rc=0
   if [[ -z $EXTERNAL_KAFKA ]]; then
     "$KAFKA_SH" fetch &
     kpid=$!
   fi
   if [[ -z $EXTERNAL_MONGO ]]; then
-    "$POSTGRES_SH" fetch || rc=$?
-    "$FERRETDB_SH" build || rc=$?
+    # PostgreSQL's binaries (network) then FerretDB's build (CPU), beside the Kafka download.
+    ("$POSTGRES_SH" fetch && "$FERRETDB_SH" build) &
+    fpid=$!
   fi
-  if [[ -n $kpid ]]; then
-    wait "$kpid" || rc=$?
-  fi
+  # shellcheck disable=SC2064 # the pids are fixed now
+  trap "log 'interrupted: stopping the download and the build'; for p in $kpid $fpid; do kill_tree \$p; done; wait; exit 130" INT TERM
+  if [[ -n $kpid ]]; then wait "$kpid" || rc=$?; fi
+  if [[ -n $fpid ]]; then wait "$fpid" || rc=$?; fi
+  trap - INT TERM
   ((rc == 0)) || die "preparing the stack failed"
 }
 

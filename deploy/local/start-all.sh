@@ -7,6 +7,19 @@ root="$(cd "$here/../.." && pwd)"
 cd "$root"
 started_stack=0
 if ! bash "$here/stack.sh" status >/dev/null 2>&1; then started_stack=1; fi
+# shellcheck source=lib.sh
+source "$here/lib.sh" # kill_tree
+# Set before anything starts: Ctrl-C during a first run's Kafka download or FerretDB build, or while
+# the services start, stops all of it (stack.sh stops its own fetch/build; this stops the rest).
+cleanup() {
+  trap - INT TERM EXIT
+  local child
+  if [ -n "${runner_pid:-}" ]; then kill -TERM "$runner_pid" 2>/dev/null || true; wait "$runner_pid" 2>/dev/null || true; fi
+  for child in $(pgrep -P $$ 2>/dev/null); do kill_tree "$child"; done
+  wait 2>/dev/null || true
+  if [ "$started_stack" = 1 ]; then bash "$here/stack.sh" stop; fi
+}
+trap cleanup INT TERM EXIT
 bash "$here/stack.sh" start
 eval "$(bash "$here/stack.sh" env)"
 # Gateway dev settings: the demo seed on, and a sealing key for its signing keys generated once (kept in .data/).
@@ -18,12 +31,6 @@ if [ -z "${CC_ENCRYPTION_KEYS:-}" ]; then
   set -a; . .data/dev-keys.env; set +a
 fi
 export CC_DEMO_SEED="${CC_DEMO_SEED:-true}"
-cleanup() {
-  trap - INT TERM EXIT
-  if [ -n "${runner_pid:-}" ]; then kill -TERM "$runner_pid" 2>/dev/null || true; wait "$runner_pid" 2>/dev/null || true; fi
-  if [ "$started_stack" = 1 ]; then bash "$here/stack.sh" stop; fi
-}
-trap cleanup INT TERM EXIT
 node --import tsx "$here/runner.ts" "$@" &
 runner_pid=$!
 token_hint() {

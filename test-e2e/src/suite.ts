@@ -68,7 +68,7 @@ const serviceEnv: Partial<Record<ServiceName, Record<string, string>>> = {
   gateway: { RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '2000', TOKEN_ATTEMPTS_PER_MINUTE: '100000' },
   routing: { KAFKA_GROUP_ID: 'cc-e2e.routing', OFFER_TIMEOUT_MS: '120000' },
   notifier: {
-    CONSUMER_GROUP: 'cc-e2e.notifier',
+    KAFKA_GROUP_ID: 'cc-e2e.notifier',
     NOTIFIER_EXTRA_CA_FILE: tlsCertFile,
     DELIVERY_SCHEDULE: '0,1s,2s,4s,8s,15s,30s,60s',
     ATTEMPT_TIMEOUT_MS: '5000',

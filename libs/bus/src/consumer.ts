@@ -1,4 +1,4 @@
-import { isConnectivityError, type Logger, type Metrics } from '@cc/kit';
+import { isConnectivityError, type Logger, type Metrics, SpanKind, withSpan } from '@cc/kit';
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import type { CloudEvent } from './envelope';
 import type { EventProducer } from './producer';
@@ -68,6 +68,7 @@ export { isConnectivityError };
  */
 export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   const log = opts.logger.child({ component: 'consumer', group: opts.groupId });
+  const service = String(opts.logger.bindings().service ?? opts.groupId);
   const dlq = opts.deadLetterTopic ?? `${opts.groupId}.dlq`;
   const maxAttempts = opts.maxAttempts ?? 4;
   const baseMs = opts.retryBaseMs ?? 200;
@@ -149,7 +150,24 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
             count(topic, 'duplicate');
             mlog.debug({ eventId: event.id }, 'duplicate event skipped');
           } else {
-            await handleOne(event, message, mlog.child({ eventId: event.id, eventType: event.type }));
+            // A consumer span continues the producer's trace (Kafka header, else the event's own traceparent); the
+            // handler sees it as the event's traceparent, so what it records or sends next stays in the trace.
+            const parent = message.headers?.traceparent?.toString() ?? event.traceparent;
+            await withSpan(
+              service,
+              `${topic} process`,
+              {
+                kind: SpanKind.CONSUMER,
+                parent,
+                attributes: {
+                  'messaging.system': 'kafka',
+                  'messaging.destination.name': topic,
+                  'cc.event_type': event.type,
+                },
+              },
+              (traceparent) =>
+                handleOne({ ...event, traceparent }, message, mlog.child({ eventId: event.id, eventType: event.type })),
+            );
             seen.add(event.id); // the same event twice in one batch is handled once
             handled.push(event.id);
           }

@@ -1,10 +1,76 @@
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from '@cc/kit';
-import { type ITopicConfig, Kafka, logLevel } from 'kafkajs';
+import { type ITopicConfig, Kafka, type KafkaConfig, logLevel, type SASLOptions } from 'kafkajs';
 
-/** Creates a kafkajs client whose logs go to the service's pino logger. */
-export function createKafka(opts: { brokers: string[]; clientId: string; logger: Logger }): Kafka {
+/** The Kafka security settings of a service's config (`kafkaSecurityConfigSpec` in @cc/kit). */
+export interface KafkaSecuritySettings {
+  KAFKA_SSL: boolean;
+  KAFKA_SSL_CA_FILE: string;
+  KAFKA_SSL_CERT_FILE: string;
+  KAFKA_SSL_KEY_FILE: string;
+  KAFKA_SASL_MECHANISM: string;
+  KAFKA_SASL_USERNAME: string;
+  KAFKA_SASL_PASSWORD: string;
+}
+
+/** kafkajs's TLS and SASL options. */
+export type KafkaSecurity = Pick<KafkaConfig, 'ssl' | 'sasl'>;
+
+/**
+ * Turns the settings into kafkajs options, reading the PEM files once; throws naming the setting when they are
+ * inconsistent (SASL without credentials, a certificate without its key) or a file cannot be read.
+ */
+export function kafkaSecurity(
+  s: KafkaSecuritySettings,
+  readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+): KafkaSecurity {
+  const problems: string[] = [];
+  const pem = (key: 'KAFKA_SSL_CA_FILE' | 'KAFKA_SSL_CERT_FILE' | 'KAFKA_SSL_KEY_FILE'): string | undefined => {
+    if (!s[key]) return undefined;
+    try {
+      return readFile(s[key]);
+    } catch (err) {
+      problems.push(`${key}: cannot read ${s[key]} (${(err as Error).message})`);
+      return undefined;
+    }
+  };
+  let ssl: ConnectionOptions | boolean = false;
+  if (s.KAFKA_SSL) {
+    const ca = pem('KAFKA_SSL_CA_FILE');
+    const cert = pem('KAFKA_SSL_CERT_FILE');
+    const key = pem('KAFKA_SSL_KEY_FILE');
+    if (!!s.KAFKA_SSL_CERT_FILE !== !!s.KAFKA_SSL_KEY_FILE)
+      problems.push('KAFKA_SSL_CERT_FILE / KAFKA_SSL_KEY_FILE: give both or neither');
+    const options: ConnectionOptions = { ...(ca ? { ca } : {}), ...(cert && key ? { cert, key } : {}) };
+    ssl = Object.keys(options).length ? options : true;
+  } else if (s.KAFKA_SSL_CA_FILE || s.KAFKA_SSL_CERT_FILE || s.KAFKA_SSL_KEY_FILE) {
+    problems.push('KAFKA_SSL_*_FILE: set KAFKA_SSL=true to use them');
+  }
+  let sasl: SASLOptions | undefined;
+  if (s.KAFKA_SASL_MECHANISM) {
+    if (!s.KAFKA_SASL_USERNAME) problems.push('KAFKA_SASL_USERNAME: required with KAFKA_SASL_MECHANISM');
+    if (!s.KAFKA_SASL_PASSWORD) problems.push('KAFKA_SASL_PASSWORD: required with KAFKA_SASL_MECHANISM');
+    sasl = {
+      mechanism: s.KAFKA_SASL_MECHANISM as 'plain' | 'scram-sha-256' | 'scram-sha-512',
+      username: s.KAFKA_SASL_USERNAME,
+      password: s.KAFKA_SASL_PASSWORD,
+    } as SASLOptions;
+  }
+  if (problems.length) throw new Error(`invalid Kafka security settings: ${problems.join('; ')}`);
+  return { ssl, ...(sasl ? { sasl } : {}) };
+}
+
+/** Creates a kafkajs client whose logs go to the service's pino logger (TLS/SASL from `security`). */
+export function createKafka(opts: {
+  brokers: string[];
+  clientId: string;
+  logger: Logger;
+  security?: KafkaSecurity;
+}): Kafka {
   const log = opts.logger.child({ component: 'kafka' });
   return new Kafka({
+    ...opts.security,
     clientId: opts.clientId,
     brokers: opts.brokers,
     connectionTimeout: 3000,

@@ -1,4 +1,4 @@
-import type { Logger, Metrics } from '@cc/kit';
+import { type Logger, type Metrics, type Span, SpanKind, SpanStatusCode, startSpan, traceparentOf } from '@cc/kit';
 import { type Kafka, Partitioners, type Producer } from 'kafkajs';
 import { type CloudEvent, eventKey } from './envelope';
 import type { EventSchemas } from './schemas';
@@ -34,19 +34,37 @@ export class EventProducer {
   async publish(topic: string, events: CloudEvent[], extraHeaders: Record<string, string> = {}): Promise<void> {
     if (events.length === 0) return;
     for (const e of events) this.schemas.assertValid(e);
-    await this.producer.send({
-      topic,
-      acks: -1,
-      messages: events.map((e) => ({
-        key: eventKey(e),
-        value: JSON.stringify(e),
-        headers: {
-          'content-type': 'application/cloudevents+json; charset=utf-8',
-          ...(e.traceparent ? { traceparent: e.traceparent } : {}),
-          ...extraHeaders,
-        },
-      })),
-    });
+    // One producer span per event, child of the event's traceparent (the request or consumer that caused it);
+    // its traceparent travels in the Kafka header, where consumers continue the trace.
+    const service = String(this.logger.bindings().service ?? 'service');
+    const spans = events.map(
+      (e) =>
+        startSpan(service, `${topic} publish`, {
+          kind: SpanKind.PRODUCER,
+          parent: e.traceparent ?? null,
+          attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': topic, 'cc.event_type': e.type },
+        }).span,
+    );
+    try {
+      await this.producer.send({
+        topic,
+        acks: -1,
+        messages: events.map((e, i) => ({
+          key: eventKey(e),
+          value: JSON.stringify(e),
+          headers: {
+            'content-type': 'application/cloudevents+json; charset=utf-8',
+            traceparent: traceparentOf(spans[i] as Span),
+            ...extraHeaders,
+          },
+        })),
+      });
+    } catch (err) {
+      for (const s of spans) s.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+      throw err;
+    } finally {
+      for (const s of spans) s.end();
+    }
     this.metrics?.producedEvents.inc({ topic }, events.length);
     this.logger.debug({ topic, count: events.length, ids: events.map((e) => e.id) }, 'events published');
   }

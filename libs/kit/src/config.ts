@@ -1,4 +1,4 @@
-import { type CleanedEnv, cleanEnv, num, port, str, url, type ValidatorSpec } from 'envalid';
+import { bool, type CleanedEnv, cleanEnv, num, port, str, url, type ValidatorSpec } from 'envalid';
 
 export { bool, host, num, port, str, url } from 'envalid';
 
@@ -33,6 +33,32 @@ function exitWithProblems(problems: string[]): never {
   process.exit(78); // EX_CONFIG
 }
 
+/**
+ * Kafka connection security (every managed Kafka needs some): TLS, optionally with a client certificate,
+ * and SASL. All off by default, which suits the local PLAINTEXT broker.
+ */
+export function kafkaSecurityConfigSpec() {
+  return {
+    KAFKA_SSL: bool({ default: false, desc: 'Connect to the brokers over TLS' }),
+    KAFKA_SSL_CA_FILE: str({
+      default: '',
+      desc: "PEM file of the brokers' certificate authority (empty: the system's trusted CAs), e.g. Strimzi's cluster CA ca.crt",
+    }),
+    KAFKA_SSL_CERT_FILE: str({ default: '', desc: 'PEM client certificate for mutual TLS (with KAFKA_SSL_KEY_FILE)' }),
+    KAFKA_SSL_KEY_FILE: str({ default: '', desc: 'PEM private key of the client certificate' }),
+    KAFKA_SASL_MECHANISM: str({
+      default: '',
+      choices: ['', 'plain', 'scram-sha-256', 'scram-sha-512'],
+      desc: 'SASL mechanism (empty: no SASL); use with KAFKA_SSL=true outside a laptop',
+    }),
+    KAFKA_SASL_USERNAME: str({ default: '', desc: 'SASL user name (required with KAFKA_SASL_MECHANISM)' }),
+    KAFKA_SASL_PASSWORD: str({
+      default: '',
+      desc: 'SASL password, from a Secret (required with KAFKA_SASL_MECHANISM)',
+    }),
+  };
+}
+
 /** Variables every service reads, with the service's own defaults. */
 export function baseConfigSpec(service: string, defaultPort: number) {
   return {
@@ -52,6 +78,7 @@ export function baseConfigSpec(service: string, defaultPort: number) {
     }),
     KAFKA_BROKERS: str({ desc: 'Comma-separated Kafka bootstrap servers, e.g. 127.0.0.1:9092' }),
     KAFKA_TOPIC_PARTITIONS: num({ default: 6, desc: 'Partitions for topics this service creates at start' }),
+    ...kafkaSecurityConfigSpec(),
     MONGO_URL: url({ desc: 'MongoDB (or MongoDB-wire) server URL without database, e.g. mongodb://127.0.0.1:27017' }),
     MONGO_DB: str({ default: `cc_${service.replace(/-/g, '_')}`, desc: 'The database this service owns' }),
     BODY_LIMIT: str({ default: '256kb', desc: 'Largest accepted JSON request body' }),

@@ -11,3 +11,4 @@ export * from './logger';
 export * from './metrics';
 export * from './network-policy';
 export { isSensitiveField, isSensitiveQueryParam, redactDeep } from './redact';
+export * from './tracing';

@@ -1,5 +1,6 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
 import { censor, redactDeep } from './redact';
+import { traceLogFields } from './tracing';
 
 export type { Logger } from 'pino';
 
@@ -41,6 +42,7 @@ export function createLogger(service: string, level = 'info', destination?: Node
         log: (object) => redactDeep(object),
         bindings: (bindings) => redactDeep(bindings),
       },
+      mixin: traceLogFields, // trace_id and span_id of the active span, to find a request's lines
     },
     destination as DestinationStream | undefined,
   );

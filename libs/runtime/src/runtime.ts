@@ -7,6 +7,7 @@ import {
   EventSchemas,
   ensureTopics,
   kafkaReadiness,
+  kafkaSecurity,
   mongoDeduper,
   OutboxRelay,
   processedEventsModel,
@@ -17,7 +18,9 @@ import {
   createHttpApp,
   createLogger,
   createMetrics,
+  flushTracing,
   handleShutdown,
+  initTracing,
   type Logger,
   type Metrics,
   Readiness,
@@ -41,6 +44,14 @@ export interface RuntimeConfig {
   LOG_LEVEL: string;
   KAFKA_BROKERS: string;
   KAFKA_TOPIC_PARTITIONS: number;
+  /** TLS and SASL (see `kafkaSecurityConfigSpec`); absent means PLAINTEXT. */
+  KAFKA_SSL?: boolean;
+  KAFKA_SSL_CA_FILE?: string;
+  KAFKA_SSL_CERT_FILE?: string;
+  KAFKA_SSL_KEY_FILE?: string;
+  KAFKA_SASL_MECHANISM?: string;
+  KAFKA_SASL_USERNAME?: string;
+  KAFKA_SASL_PASSWORD?: string;
   MONGO_URL: string;
   MONGO_DB: string;
   BODY_LIMIT: string;
@@ -94,6 +105,7 @@ export async function startRuntime(opts: {
   exitOnShutdown?: boolean;
 }): Promise<Runtime> {
   const { config, name } = opts;
+  initTracing({ serviceName: name }); // once per process; exports only when OTEL_* ask for it
   const logger = createLogger(name, config.LOG_LEVEL, opts.logDestination);
   const metrics = createMetrics(name);
   const readiness = new Readiness();
@@ -102,7 +114,16 @@ export async function startRuntime(opts: {
 
   const conn = await connectStore({ url: config.MONGO_URL, dbName: config.MONGO_DB, logger, metrics });
   readiness.add('store', storeReadiness(conn));
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS.split(','), clientId: name, logger });
+  const security = kafkaSecurity({
+    KAFKA_SSL: config.KAFKA_SSL ?? false,
+    KAFKA_SSL_CA_FILE: config.KAFKA_SSL_CA_FILE ?? '',
+    KAFKA_SSL_CERT_FILE: config.KAFKA_SSL_CERT_FILE ?? '',
+    KAFKA_SSL_KEY_FILE: config.KAFKA_SSL_KEY_FILE ?? '',
+    KAFKA_SASL_MECHANISM: config.KAFKA_SASL_MECHANISM ?? '',
+    KAFKA_SASL_USERNAME: config.KAFKA_SASL_USERNAME ?? '',
+    KAFKA_SASL_PASSWORD: config.KAFKA_SASL_PASSWORD ?? '',
+  });
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS.split(','), clientId: name, logger, security });
   readiness.add('kafka', kafkaReadiness(kafka));
   const schemas = new EventSchemas(opts.eventSchemas);
   const producer = new EventProducer(kafka, schemas, logger, metrics);
@@ -133,6 +154,7 @@ export async function startRuntime(opts: {
     { name: 'expiry', run: () => expiry.stop() },
     { name: 'producer', run: () => producer.disconnect() },
     { name: 'store', run: () => conn.close() },
+    { name: 'traces', run: () => flushTracing() },
   ];
   let server: Server | undefined;
   let shutdown: ((reason: string) => Promise<void>) | undefined;

@@ -10,7 +10,7 @@ export const configSpec = {
   CC_ENCRYPTION_KEYS: str({
     desc: "Keys that open providers' sealed headers and signing secrets: `<kid>:<base64 32 bytes>`, comma-separated (same list as the provider registry)",
   }),
-  CONSUMER_GROUP: str({
+  KAFKA_GROUP_ID: str({
     default: 'cc.notifier',
     desc: 'Kafka consumer group (its dead-letter topic is `<group>.dlq`)',
   }),

@@ -37,7 +37,7 @@ export async function startService(
     ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
     ...(opts.exitOnShutdown === undefined ? {} : { exitOnShutdown: opts.exitOnShutdown }),
   });
-  const deadLetterTopic = `${config.CONSUMER_GROUP}.dlq`;
+  const deadLetterTopic = `${config.KAFKA_GROUP_ID}.dlq`;
   await runtime.ensureTopics([...producedTopics, deadLetterTopic]);
 
   const models = notifierModels(runtime.conn);
@@ -107,7 +107,7 @@ export async function startService(
 
   await live.start();
   await runtime.consume({
-    groupId: config.CONSUMER_GROUP,
+    groupId: config.KAFKA_GROUP_ID,
     topics: consumedTopics,
     deadLetterTopic,
     deduper: consumer.deduper(),

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { maxHeaderSize as httpMaxHeaderSize, type Server, STATUS_CODES } from 'node:http';
+import { context, SpanStatusCode } from '@opentelemetry/api';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
 import { AppError, toProblem } from '../errors';
@@ -10,6 +11,8 @@ import type { Metrics } from '../metrics';
 import { redactQuery } from '../redact';
 
 export { redactQuery } from '../redact';
+
+import { SpanKind, startSpan, traceparentOf } from '../tracing';
 
 /** What {@link createHttpApp} needs from the composition root. */
 export interface HttpAppOptions {
@@ -51,7 +54,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   app.set('query parser', 'simple'); // flat strings only: no nested objects, so no `$`-operator injection
   app.set('trust proxy', parseTrustProxy(opts.trustProxy));
 
-  app.use(requestContext);
+  app.use(requestContext(String(logger.bindings().service ?? 'service')));
   app.use(
     pinoHttp({
       logger,
@@ -109,17 +112,44 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   return app;
 }
 
-/** Sets `x-request-id` (kept from the caller when well-formed) and a W3C `traceparent` for downstream calls. */
-const requestContext: RequestHandler = (req, res, next) => {
-  const incoming = req.header('x-request-id');
-  const requestId = incoming && safeId.test(incoming) ? incoming : randomUUID();
-  res.setHeader('x-request-id', requestId);
-  const parent = traceparentRe.exec(req.header('traceparent') ?? '');
-  const traceId = parent?.[1] ?? randomBytes(16).toString('hex');
-  res.locals.requestId = requestId;
-  res.locals.traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
-  next();
-};
+/** Probes and scrapes: no span (they would drown the traces). */
+const untraced = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * Sets `x-request-id` (kept from the caller when well-formed) and runs the request in a server span continuing
+ * the caller's W3C `traceparent`; `res.locals.traceparent` names that span for downstream calls and events.
+ */
+const requestContext =
+  (service: string): RequestHandler =>
+  (req, res, next) => {
+    const incoming = req.header('x-request-id');
+    const requestId = incoming && safeId.test(incoming) ? incoming : randomUUID();
+    res.setHeader('x-request-id', requestId);
+    res.locals.requestId = requestId;
+    const callerTrace = req.header('traceparent') ?? '';
+    if (untraced.has(req.path)) {
+      const traceId = traceparentRe.exec(callerTrace)?.[1] ?? randomBytes(16).toString('hex');
+      res.locals.traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
+      return next();
+    }
+    const { span, ctx } = startSpan(service, `${req.method} ${req.path}`, {
+      kind: SpanKind.SERVER,
+      parent: traceparentRe.test(callerTrace) ? callerTrace : null,
+      attributes: { 'http.request.method': req.method, 'url.path': req.path, 'cc.request_id': requestId },
+    });
+    res.locals.traceparent = traceparentOf(span);
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      span.setAttribute('http.response.status_code', res.statusCode);
+      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    };
+    res.once('finish', end);
+    res.once('close', end);
+    context.with(ctx, next);
+  };
 
 /** A body on POST/PUT/PATCH must be declared JSON; anything else is a 415 before any parsing. */
 const requireJsonBody: RequestHandler = (req, _res, next) => {

@@ -1,6 +1,6 @@
 import type { CloudEvent, EventProducer, OutboxRelay } from '@cc/bus';
 import { outboxEntries } from '@cc/bus';
-import type { Logger, SecretBox } from '@cc/kit';
+import { type Logger, type SecretBox, SpanKind, withSpan } from '@cc/kit';
 import { EndpointBreakers as Breakers, type EndpointBreakers, type EndpointGate } from '../clients/endpoint-breakers';
 import type { ProviderEndpointClient } from '../clients/provider-endpoint.client';
 import type { Config } from '../config';
@@ -448,7 +448,19 @@ export class DeliveryPipeline {
         ...(d.traceparent ? { traceparent: d.traceparent } : {}),
       };
       // fire() runs synchronously up to the request: a half-open breaker admits exactly this one.
-      const out = await breakers.send(gate, () => client.post({ url: p.endpoint, body: d.body, headers }));
+      // A client span for the POST, in the trace of the event that caused the notification.
+      const out = await breakers.send(gate, () =>
+        withSpan(
+          'notifier',
+          'POST provider endpoint',
+          { kind: SpanKind.CLIENT, parent: d.traceparent, attributes: { 'cc.provider': p.provider } },
+          async (traceparent, span) => {
+            const result = await client.post({ url: p.endpoint, body: d.body, headers: { ...headers, traceparent } });
+            if (result.kind === 'response') span.setAttribute('http.response.status_code', result.status);
+            return result;
+          },
+        ),
+      );
       release();
       if (!out.sent) {
         // The breaker opened since the lane looked: no attempt; the lane's half-open resumes it.

@@ -95,7 +95,7 @@ export class NotifierHarness {
       MONGO_DB: freshName('cc_notifier_test'),
       LOG_LEVEL: 'info',
       CC_ENCRYPTION_KEYS: `t1:${randomBytes(32).toString('base64')}`,
-      CONSUMER_GROUP: group,
+      KAFKA_GROUP_ID: group,
       ENDPOINT_ALLOWLIST: '127.0.0.1,localhost',
       NOTIFIER_EXTRA_CA_FILE: tls.certPath,
       ...issuer.env,

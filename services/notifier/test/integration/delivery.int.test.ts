@@ -41,7 +41,7 @@ beforeAll(async () => {
     LEASE_MS: '6000',
   });
   await h.start();
-  outcomes = await TopicRecorder.start(h.kafka, ['cc.notification-delivery.v1', `${h.env.CONSUMER_GROUP}.dlq`]);
+  outcomes = await TopicRecorder.start(h.kafka, ['cc.notification-delivery.v1', `${h.env.KAFKA_GROUP_ID}.dlq`]);
 });
 
 afterAll(async () => {
@@ -337,7 +337,7 @@ describe('notifier deliveries', () => {
         outcomes
           .ofDelivery('cc.notification-delivery.v1', id)
           .some((m) => m.value.type === 'notification-delivery.dead-lettered') &&
-        outcomes.ofDelivery(`${h.env.CONSUMER_GROUP}.dlq`, id).length === 1,
+        outcomes.ofDelivery(`${h.env.KAFKA_GROUP_ID}.dlq`, id).length === 1,
       { what: 'dead-lettered on the outcome topic and the dead-letter topic' },
     );
 
