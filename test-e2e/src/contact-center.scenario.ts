@@ -25,6 +25,8 @@ export interface Offer {
   route: string | null;
   provider: string | null;
   linkeddata: Record<string, unknown>[];
+  /** When the offer started ringing (ISO, exact). */
+  offeredAt: string;
 }
 
 /** An interaction as the agent desktop shows it. */
@@ -33,6 +35,8 @@ export interface AgentInteraction {
   externalId: string | null;
   provider: string | null;
   state: 'connected' | 'held' | 'wrap';
+  /** When the interaction entered its current state (ISO, exact). */
+  since: string;
   permissions: Record<string, boolean>;
 }
 

@@ -47,6 +47,12 @@ export interface ConsumerOptions {
   isInfrastructureError?: (err: unknown) => boolean;
   fromBeginning?: boolean;
   /**
+   * Runs after a fetched batch's events were handled and before its offsets are committed, e.g. to write
+   * what the handlers aggregated in memory with one store round trip per batch. If it fails, nothing of
+   * the batch is committed and the batch is redelivered.
+   */
+  afterBatch?: () => Promise<void>;
+  /**
    * How long the group waits for a silent member before giving its partitions to the others (default
    * 10 s; heartbeats every tenth of it). A crashed instance's partitions wait this long for a new owner.
    */
@@ -176,7 +182,8 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
           await heartbeat();
         }
       } finally {
-        // Mark, then commit (offset of the next message to read) only what was handled or dead-lettered.
+        // Write, mark, then commit (offset of the next message to read) only what was handled or dead-lettered.
+        if (handled.length && opts.afterBatch) await opts.afterBatch();
         if (handled.length) await opts.deduper?.markMany(handled);
         if (lastDone !== undefined) {
           await consumer.commitOffsets([{ topic, partition, offset: (BigInt(lastDone) + 1n).toString() }]);

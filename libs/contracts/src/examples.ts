@@ -171,6 +171,7 @@ export const agentSummariesExample: AgentSummariesResponse = {
     {
       agentId,
       timestamp: '2024-05-01T08:15:00.000Z',
+      revision: 4,
       interactions: {
         handleTime: [
           { type: 'Ringing', totalTime: 12, inbound: 12, outbound: 0, internal: 0 },

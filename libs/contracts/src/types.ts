@@ -137,6 +137,7 @@ export interface AgentSummariesQuery extends PagingQuery {
   end?: string;
   cadence: 15;
   agentId?: string;
+  revisedSince?: string;
 }
 
 /** The selection of a statistics window. */
@@ -183,6 +184,8 @@ interface DirectionBreakdown {
 export interface AgentSummary {
   agentId: string;
   timestamp: string;
+  /** Grows each time an event changes the summary (this suite's addition). */
+  revision: number;
   interactions: {
     handleTime: ({
       type: 'Ringing' | 'Connected' | 'Wrap' | 'HeldExternalParty';

@@ -47,7 +47,7 @@ describe('agent summaries query', () => {
     expectViolation(
       queryErrors(agentSummariesQuery, { start, pageSize: '10' }),
       '/pageSize',
-      /^pageSize is not allowed \(allowed: start, end, cadence, agentId, page, limit\)$/,
+      /^pageSize is not allowed \(allowed: start, end, cadence, agentId, revisedSince, page, limit\)$/,
     );
   });
 

@@ -36,13 +36,22 @@ Decisions this suite made where the specification is silent:
 - Paging: \`page\` (1-based, default 1), \`limit\` (default ${limits.defaultPageLimit}, max ${limits.maxPageLimit}). Window: \`start\` required, \`end\` default now, at most ${limits.maxWindowDays} days, else 400. Unknown parameters are refused.
 - totalTime and the inbound/outbound/internal breakdowns are **seconds** (rounded down); a state spanning a period boundary is split at it. Items are sorted by timestamp, descending.
 - When the feature is not enabled for the account: **403** with code \`SUMMARIES.FEATURE_DISABLED\` (rather than an empty page, so a misconfiguration is visible).
-- Version: v3, like the rest of the statistics family.`;
+- Version: v3, like the rest of the statistics family.
+
+What is counted where:
+- The window selects every period that overlaps \`[start, end)\`, so the period holding \`start\` is included.
+- Presence \`count\` and the \`HoldExternalParty\` action count in the period where the state or hold began; an offer (\`offered\`) counts in the period where it stopped ringing (when its outcome is known). An offer withdrawn while ringing (the caller hung up) counts Ringing time but no offer outcome.
+- An activity still open counts up to \`upTo\`. \`LoggedOut\` time counts only in the periods where the agent logged out and logged back in: a period spent wholly logged out has no summary, as agents who never logged in have none.
+
+Completeness and late events (beyond the specification):
+- \`upTo\` is a watermark: every event that occurred before it has been processed, for every agent of the account. Summaries of periods that end at or before \`upTo\` are final; the period holding \`upTo\` is partial. A poller that passes the previous \`upTo\` as \`start\` misses nothing (the partial period comes again, complete).
+- An event can still arrive later than the watermark allowed (a producer outage, a replay). Its summaries are then recomputed, never double-counted, and each item carries a \`revision\` that grows with every change. To collect such revisions, ask with \`revisedSince\` = an earlier response's \`upTo\` (and a \`start\` as far back as you keep data): only summaries changed since then are returned. Open activities growing up to \`upTo\` do not change \`revision\`.`;
 
 /** OpenAPI 3.1 document of the agent summaries API. */
 export const agentSummariesDocument: OpenApiObject = assemble(
   {
     openapi: openApiVersion,
-    info: { title: 'Agent Summaries API', version: '3.0.0', description },
+    info: { title: 'Agent Summaries API', version: '3.1.0', description },
     servers,
     tags: [{ name: 'Agent summaries' }],
     paths: {

@@ -1,6 +1,6 @@
 import { type JsonSchema, text } from '../json-schema';
 import { limits } from '../limits';
-import { count, pageMeta, pagingQueryProperties, utcMillis, windowQueryProperties } from './common';
+import { count, dateTime, pageMeta, pagingQueryProperties, utcMillis, windowQueryProperties } from './common';
 
 /** Query of GET /stats/wfm/agent-summaries. */
 export const agentSummariesQuery: JsonSchema = {
@@ -16,6 +16,11 @@ export const agentSummariesQuery: JsonSchema = {
         'Minutes each summary covers; 15 is the only value. The spec marks it required and also gives it a default: this suite accepts it omitted (15).',
     },
     agentId: text(100, { description: 'Only this agent.' }),
+    revisedSince: {
+      ...dateTime,
+      description:
+        "Only summaries an event changed at or after this time (this suite's addition). Pass the `upTo` of an earlier response, with a `start` as far back as you keep data, to fetch the buckets revised since (late events).",
+    },
     ...pagingQueryProperties,
   },
   additionalProperties: false,
@@ -44,9 +49,15 @@ export const agentSummary: JsonSchema = {
   type: 'object',
   description:
     'Times (totalTime and the inbound/outbound/internal breakdown) are in seconds, rounded down; a state spanning periods is split at the boundaries.',
-  required: ['agentId', 'timestamp', 'interactions', 'presence'],
+  required: ['agentId', 'timestamp', 'revision', 'interactions', 'presence'],
   properties: {
     agentId: text(100),
+    revision: {
+      type: 'integer',
+      minimum: 1,
+      description:
+        "This suite's addition: grows each time an event changes the summary. A summary whose revision grew after you fetched it was revised by a late event; `revisedSince` finds such summaries.",
+    },
     timestamp: {
       ...utcMillis,
       description: 'Start of the period: on the hour, quarter past, half past or quarter to.',

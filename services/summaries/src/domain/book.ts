@@ -1,0 +1,302 @@
+import { intervalsOf } from './activity';
+import {
+  type Counters,
+  contributionsOf,
+  type Interval,
+  periodMs,
+  periodOf,
+  type SummaryItem,
+  sameCounters,
+  sumParts,
+  toSummaryItem,
+} from './buckets';
+
+/** One agent's summary for one period: each interval's share, kept apart so re-applying one replaces it. */
+export interface Bucket {
+  accountId: string;
+  agentId: string;
+  period: number;
+  parts: Map<string, Counters>;
+  /** Bumped whenever an event changes the bucket (open activities growing up to `upTo` do not bump it). */
+  revision: number;
+  /** When an event last changed it (epoch ms): what `revisedSince` selects on. */
+  revisedAt: number;
+}
+
+/** An interval still open, and the last period its open time was written to (null: none yet). */
+export interface OpenInterval {
+  iv: Interval;
+  reach: number | null;
+}
+
+/** What summaries keep per agent: open intervals, and closed interval keys so a late start cannot reopen one. */
+export interface AgentState {
+  accountId: string;
+  agentId: string;
+  open: Map<string, OpenInterval>;
+  closed: Map<string, number>;
+}
+
+interface AccountBook {
+  buckets: Map<number, Map<string, Bucket>>;
+  /** The periods holding buckets, ascending: the in-memory index on (account, timestamp). */
+  periods: number[];
+  sortedAgents: Map<number, string[]>;
+  agents: Map<string, AgentState>;
+  agentPeriods: Map<string, Set<number>>;
+}
+
+/** A query of one account's summaries (times in epoch ms). */
+export interface BookQuery {
+  from: number;
+  to: number;
+  agentId?: string;
+  revisedSince?: number;
+  page: number;
+  limit: number;
+}
+
+function lowerBound(sorted: number[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((sorted[mid] as number) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The summaries of every account in memory, built from agent-activity events. Each interval writes its
+ * own share of each bucket (replaced, never added to), so applying an event twice or events out of order
+ * gives the same buckets. The store keeps what {@link SummaryBook.takeDirty} hands out after each batch.
+ */
+export class SummaryBook {
+  private readonly accounts = new Map<string, AccountBook>();
+  private dirtyBuckets = new Set<Bucket>();
+  private dirtyAgents = new Set<AgentState>();
+
+  private account(accountId: string): AccountBook {
+    let a = this.accounts.get(accountId);
+    if (!a) {
+      a = { buckets: new Map(), periods: [], sortedAgents: new Map(), agents: new Map(), agentPeriods: new Map() };
+      this.accounts.set(accountId, a);
+    }
+    return a;
+  }
+
+  private agent(accountId: string, agentId: string): AgentState {
+    const a = this.account(accountId);
+    let s = a.agents.get(agentId);
+    if (!s) {
+      s = { accountId, agentId, open: new Map(), closed: new Map() };
+      a.agents.set(agentId, s);
+    }
+    return s;
+  }
+
+  private bucket(accountId: string, agentId: string, period: number, create: boolean): Bucket | undefined {
+    const a = this.account(accountId);
+    let inPeriod = a.buckets.get(period);
+    let b = inPeriod?.get(agentId);
+    if (b || !create) return b;
+    if (!inPeriod) {
+      inPeriod = new Map();
+      a.buckets.set(period, inPeriod);
+      a.periods.splice(lowerBound(a.periods, period), 0, period);
+    }
+    b = { accountId, agentId, period, parts: new Map(), revision: 0, revisedAt: 0 };
+    inPeriod.set(agentId, b);
+    a.sortedAgents.delete(period);
+    let ap = a.agentPeriods.get(agentId);
+    if (!ap) {
+      ap = new Set();
+      a.agentPeriods.set(agentId, ap);
+    }
+    ap.add(period);
+    return b;
+  }
+
+  private dropBucket(b: Bucket): void {
+    const a = this.account(b.accountId);
+    const inPeriod = a.buckets.get(b.period);
+    inPeriod?.delete(b.agentId);
+    a.sortedAgents.delete(b.period);
+    a.agentPeriods.get(b.agentId)?.delete(b.period);
+    if (inPeriod && inPeriod.size === 0) {
+      a.buckets.delete(b.period);
+      const i = lowerBound(a.periods, b.period);
+      if (a.periods[i] === b.period) a.periods.splice(i, 1);
+    }
+  }
+
+  private setPart(s: AgentState, period: number, key: string, c: Counters, now: number | null): void {
+    const b = this.bucket(s.accountId, s.agentId, period, true) as Bucket;
+    if (b.parts.has(key) && sameCounters(b.parts.get(key), c)) return;
+    if (b.parts.size === 0) this.account(s.accountId).sortedAgents.delete(period);
+    b.parts.set(key, c);
+    if (now !== null || b.revision === 0) {
+      b.revision++;
+      b.revisedAt = now ?? b.revisedAt;
+    }
+    this.dirtyBuckets.add(b);
+  }
+
+  private removePart(s: AgentState, period: number, key: string, now: number): void {
+    const b = this.bucket(s.accountId, s.agentId, period, false);
+    if (!b?.parts.delete(key)) return;
+    b.revision++;
+    b.revisedAt = now;
+    this.dirtyBuckets.add(b);
+    // An emptied bucket stays (as no item) so its revision keeps counting if it fills again.
+    if (b.parts.size === 0) this.account(s.accountId).sortedAgents.delete(period);
+  }
+
+  /** Applies one agent-activity event of an account; `now` stamps the buckets it changes. */
+  apply(accountId: string, event: { type: string; data: unknown }, now: number): void {
+    const { closed, opened } = intervalsOf(event);
+    if (!closed.length && !opened.length) return;
+    const s = this.agent(accountId, (event.data as { agentId: string }).agentId);
+    for (const iv of closed) {
+      const before = s.open.get(iv.key);
+      s.open.delete(iv.key);
+      s.closed.set(iv.key, iv.start);
+      const shares = contributionsOf(iv, iv.start);
+      for (const [p, c] of shares) this.setPart(s, p, iv.key, c, now);
+      // Open time written past the real end (a late end event) is taken back.
+      if (before?.reach != null)
+        for (let p = periodOf(iv.start); p <= before.reach; p += periodMs)
+          if (!shares.has(p)) this.removePart(s, p, iv.key, now);
+    }
+    for (const iv of opened) {
+      if (s.closed.has(iv.key) || s.open.has(iv.key)) continue;
+      const start = periodOf(iv.start);
+      s.open.set(iv.key, { iv, reach: start });
+      // The entry counts (presence entered, hold placed) show at once; the time grows with upTo.
+      for (const [p, c] of contributionsOf(iv, iv.start)) this.setPart(s, p, iv.key, c, now);
+    }
+    this.dirtyAgents.add(s);
+  }
+
+  /** Writes every open interval's time up to `upTo` into the account's buckets (no revision bump). */
+  materialize(accountId: string, upTo: number): void {
+    const a = this.accounts.get(accountId);
+    if (!a) return;
+    for (const s of a.agents.values()) {
+      for (const o of s.open.values()) {
+        if (o.iv.start >= upTo) continue;
+        const from = o.reach ?? periodOf(o.iv.start);
+        let reach = from;
+        for (const [p, c] of contributionsOf(o.iv, upTo)) {
+          if (p < from) continue;
+          this.setPart(s, p, o.iv.key, c, null);
+          reach = Math.max(reach, p);
+        }
+        if (reach !== o.reach) {
+          o.reach = reach;
+          this.dirtyAgents.add(s);
+        }
+      }
+    }
+  }
+
+  /** One page of an account's summaries in the window, newest period first, then by agent id. */
+  query(accountId: string, q: BookQuery): { items: SummaryItem[]; total: number } {
+    const a = this.accounts.get(accountId);
+    if (!a) return { items: [], total: 0 };
+    // A period [p, p + 15 min) overlapping [from, to): polling with the previous upTo re-reads its period.
+    const lo = periodOf(q.from);
+    const inWindow = (p: number) => p >= lo && p < q.to;
+    let periods: number[];
+    if (q.agentId !== undefined) {
+      periods = [...(a.agentPeriods.get(q.agentId) ?? [])].filter(inWindow).sort((x, y) => y - x);
+    } else {
+      periods = a.periods.slice(lowerBound(a.periods, lo), lowerBound(a.periods, q.to)).reverse();
+    }
+    const agentsOf = (p: number): string[] => {
+      if (q.agentId !== undefined) return [q.agentId];
+      let ids = a.sortedAgents.get(p);
+      if (!ids) {
+        ids = [...(a.buckets.get(p)?.values() ?? [])]
+          .filter((b) => b.parts.size > 0)
+          .map((b) => b.agentId)
+          .sort();
+        a.sortedAgents.set(p, ids);
+      }
+      return ids;
+    };
+    const selected = (b: Bucket | undefined): b is Bucket =>
+      b !== undefined && b.parts.size > 0 && (q.revisedSince === undefined || b.revisedAt >= q.revisedSince);
+    const skip = (q.page - 1) * q.limit;
+    const items: SummaryItem[] = [];
+    let total = 0;
+    for (const p of periods) {
+      const inPeriod = a.buckets.get(p);
+      const ids = agentsOf(p);
+      if (q.revisedSince === undefined && q.agentId === undefined) {
+        // Whole periods before the page are counted, not visited.
+        if (total + ids.length <= skip || items.length >= q.limit) {
+          total += ids.length;
+          continue;
+        }
+      }
+      for (const id of ids) {
+        const b = inPeriod?.get(id);
+        if (!selected(b)) continue;
+        if (total >= skip && items.length < q.limit)
+          items.push(toSummaryItem(id, p, sumParts(b.parts.values()), b.revision));
+        total++;
+      }
+    }
+    return { items, total };
+  }
+
+  /** The buckets and agent states changed since the last call. */
+  takeDirty(): { buckets: Bucket[]; agents: AgentState[] } {
+    const out = { buckets: [...this.dirtyBuckets], agents: [...this.dirtyAgents] };
+    this.dirtyBuckets = new Set();
+    this.dirtyAgents = new Set();
+    return out;
+  }
+
+  /** Puts changes back after a failed write, so the next flush retries them. */
+  restoreDirty(d: { buckets: Bucket[]; agents: AgentState[] }): void {
+    for (const b of d.buckets) this.dirtyBuckets.add(b);
+    for (const s of d.agents) this.dirtyAgents.add(s);
+  }
+
+  /** Loads a stored bucket (at start). */
+  loadBucket(b: Omit<Bucket, 'parts'> & { parts: Record<string, Counters> }): void {
+    const into = this.bucket(b.accountId, b.agentId, b.period, true) as Bucket;
+    into.parts = new Map(Object.entries(b.parts));
+    into.revision = b.revision;
+    into.revisedAt = b.revisedAt;
+  }
+
+  /** Loads a stored agent state (at start). */
+  loadAgent(s: { accountId: string; agentId: string; open: OpenInterval[]; closed: [string, number][] }): void {
+    const into = this.agent(s.accountId, s.agentId);
+    into.open = new Map(s.open.map((o) => [o.iv.key, o]));
+    into.closed = new Map(s.closed);
+  }
+
+  /** Forgets buckets of periods before `before` and closed-interval keys that started before it. */
+  expire(before: number): void {
+    for (const a of this.accounts.values()) {
+      for (const p of a.periods.filter((x) => x < before)) {
+        for (const b of [...(a.buckets.get(p)?.values() ?? [])]) this.dropBucket(b);
+      }
+      for (const s of a.agents.values()) {
+        let pruned = false;
+        for (const [k, start] of s.closed) {
+          if (start < before) {
+            s.closed.delete(k);
+            pruned = true;
+          }
+        }
+        if (pruned) this.dirtyAgents.add(s);
+      }
+    }
+  }
+}

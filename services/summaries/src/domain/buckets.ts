@@ -1,0 +1,136 @@
+import type { AgentSummary, PresenceState } from '@cc/contracts';
+
+/** Length of one summary period: 15 minutes, aligned on the hour in UTC. */
+export const periodMs = 15 * 60_000;
+
+/** Start of the 15-minute UTC period holding `t` (epoch ms). UTC has no DST, so periods are always 15 minutes. */
+export function periodOf(t: number): number {
+  return t - (((t % periodMs) + periodMs) % periodMs);
+}
+
+/** The interaction states timed per direction; HeldExternalParty runs inside Connected. */
+export type Segment = 'Ringing' | 'Connected' | 'Wrap' | 'HeldExternalParty';
+/** Offer outcomes counted in `offered` (null: withdrawn, not counted). */
+export type Outcome = 'Answered' | 'Unexpected' | 'Failed';
+/** The breakdown directions of the summaries. */
+export type Direction = 'inbound' | 'outbound' | 'internal';
+
+/**
+ * An agent's stay in one presence state or one interaction segment. `key` names it for good (agent
+ * presence: its start; segment: channel, segment and start), so the event that opens it and the one
+ * that closes it write the same contribution slot and a redelivered or reordered event changes nothing.
+ */
+export type Interval =
+  | { kind: 'presence'; key: string; state: PresenceState; start: number; end: number | null }
+  | {
+      kind: 'segment';
+      key: string;
+      segment: Segment;
+      dir: Direction;
+      start: number;
+      end: number | null;
+      outcome: Outcome | null;
+    };
+
+/**
+ * Counters of one bucket (or of one interval's share of a bucket), flat: `ht|<segment>|<dir>` ms,
+ * `of|<outcome>|<dir>` and `ac|HoldExternalParty|<dir>` counts, `ps|<state>|t` ms and `ps|<state>|n` entries.
+ */
+export type Counters = Record<string, number>;
+
+/**
+ * What one interval adds to each period it touches: its time split at every period boundary (an open
+ * interval counts up to `openUntil`), plus its counts: a presence entry or a hold in the period it
+ * started, an offer outcome in the period the ring ended. LoggedOut time counts only in the periods where
+ * the agent logged out and back in: a period spent wholly logged out has no summary (like an agent who
+ * never logged in), and a long absence cannot revise periods already served.
+ */
+export function contributionsOf(iv: Interval, openUntil: number): Map<number, Counters> {
+  const out = new Map<number, Counters>();
+  const add = (p: number, k: string, v: number) => {
+    const c = out.get(p) ?? {};
+    c[k] = (c[k] ?? 0) + v;
+    out.set(p, c);
+  };
+  const first = periodOf(iv.start);
+  const end = iv.end ?? Math.max(iv.start, openUntil);
+  if (iv.kind === 'presence') {
+    const timeKey = `ps|${iv.state}|t`;
+    const lastLoggedOut = iv.end === null ? first : periodOf(iv.end);
+    for (let p = first; p < end; p += periodMs) {
+      if (iv.state === 'LoggedOut' && p !== first && p !== lastLoggedOut) continue;
+      add(p, timeKey, Math.min(end, p + periodMs) - Math.max(iv.start, p));
+    }
+    add(first, `ps|${iv.state}|n`, 1);
+    return out;
+  }
+  const timeKey = `ht|${iv.segment}|${iv.dir}`;
+  for (let p = first; p < end; p += periodMs) add(p, timeKey, Math.min(end, p + periodMs) - Math.max(iv.start, p));
+  if (!out.has(first)) out.set(first, {});
+  if (iv.segment === 'HeldExternalParty') add(first, `ac|HoldExternalParty|${iv.dir}`, 1);
+  if (iv.segment === 'Ringing' && iv.end !== null && iv.outcome) add(periodOf(iv.end), `of|${iv.outcome}|${iv.dir}`, 1);
+  return out;
+}
+
+/** Sums interval contributions into one bucket's counters. */
+export function sumParts(parts: Iterable<Counters>): Counters {
+  const total: Counters = {};
+  for (const part of parts) for (const [k, v] of Object.entries(part)) total[k] = (total[k] ?? 0) + v;
+  return total;
+}
+
+/** Two counter sets are equal (zero and missing are the same). */
+export function sameCounters(a: Counters | undefined, b: Counters | undefined): boolean {
+  const x = a ?? {};
+  const y = b ?? {};
+  for (const k of new Set([...Object.keys(x), ...Object.keys(y)])) if ((x[k] ?? 0) !== (y[k] ?? 0)) return false;
+  return true;
+}
+
+const segments: Segment[] = ['Ringing', 'Connected', 'Wrap', 'HeldExternalParty'];
+const outcomes: Outcome[] = ['Answered', 'Unexpected', 'Failed'];
+const states: PresenceState[] = ['Ready', 'Away', 'ExtendedAway', 'LoggedOut'];
+const dirs: Direction[] = ['inbound', 'outbound', 'internal'];
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+/** An Agent Summary item with its revision (this suite's addition). */
+export type SummaryItem = AgentSummary & { revision: number };
+
+/**
+ * The Agent Summary item of one bucket: times in whole seconds, rounded down (each breakdown on its own).
+ * handleTime and offered list every type; actions and presence states only those that happened.
+ */
+export function toSummaryItem(agentId: string, period: number, c: Counters, revision: number): SummaryItem {
+  const v = (k: string) => c[k] ?? 0;
+  const byDir = (prefix: string, conv: (n: number) => number) => {
+    const [inbound, outbound, internal] = dirs.map((d) => conv(v(`${prefix}|${d}`))) as [number, number, number];
+    return { inbound, outbound, internal };
+  };
+  const hold = byDir('ac|HoldExternalParty', (n) => n);
+  return {
+    agentId,
+    timestamp: new Date(period).toISOString(),
+    revision,
+    interactions: {
+      handleTime: segments.map((type) => ({
+        type,
+        totalTime: seconds(dirs.reduce((s, d) => s + v(`ht|${type}|${d}`), 0)),
+        ...byDir(`ht|${type}`, seconds),
+      })),
+      offered: outcomes.map((type) => ({
+        type,
+        count: dirs.reduce((s, d) => s + v(`of|${type}|${d}`), 0),
+        ...byDir(`of|${type}`, (n) => n),
+      })),
+      actions:
+        hold.inbound + hold.outbound + hold.internal > 0
+          ? [{ type: 'HoldExternalParty', count: hold.inbound + hold.outbound + hold.internal, ...hold }]
+          : [],
+    },
+    presence: {
+      states: states
+        .filter((s) => v(`ps|${s}|t`) > 0 || v(`ps|${s}|n`) > 0)
+        .map((type) => ({ type, totalTime: seconds(v(`ps|${type}|t`)), count: v(`ps|${type}|n`) })),
+    },
+  };
+}

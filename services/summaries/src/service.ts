@@ -1,0 +1,91 @@
+import { eventSchemas } from '@cc/contracts';
+import { createTokenVerifier } from '@cc/kit';
+import { type Runtime, startRuntime } from '@cc/runtime';
+import type { Config } from './config';
+import { SummaryBook } from './domain/book';
+import { AccountFlags } from './domain/flags';
+import { memoryDeduper, summariesEventHandler } from './events/activity.consumer';
+import { producedTopics } from './events/topics';
+import { Watermark } from './events/watermark';
+import { mountRoutes } from './http/routes';
+import { summariesModels } from './store/summaries.models';
+import { SummariesRepository } from './store/summaries.repository';
+
+/** A started summaries service: the runtime plus its in-memory state (tests read the watermark). */
+export interface SummariesService extends Runtime {
+  book: SummaryBook;
+  flags: AccountFlags;
+  watermark: Watermark;
+}
+
+const dayMs = 86_400_000;
+
+/**
+ * Starts summaries: store and Kafka, the stored buckets, agent states and flags loaded into memory, the
+ * consumer (one store write per consumed batch, before its offsets are committed), then HTTP.
+ */
+export async function startService(
+  config: Config,
+  opts: { logDestination?: NodeJS.WritableStream; exitOnShutdown?: boolean } = {},
+): Promise<SummariesService> {
+  const runtime = await startRuntime({
+    name: 'summaries',
+    config,
+    eventSchemas,
+    ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
+    ...(opts.exitOnShutdown !== undefined ? { exitOnShutdown: opts.exitOnShutdown } : {}),
+  });
+  try {
+    await runtime.ensureTopics(producedTopics);
+    const models = summariesModels(runtime.conn);
+    await runtime.useModels([models.Bucket, models.Agent, models.Account, models.Meta]);
+    const repo = new SummariesRepository(models);
+    const book = new SummaryBook();
+    const flags = new AccountFlags();
+    const retentionMs = config.RETENTION_DAYS * dayMs;
+    const loaded = await repo.load(book, new Date(Date.now() - retentionMs));
+    for (const f of loaded.flags) flags.load(f);
+    const watermark = new Watermark(config.WATERMARK_GRACE_MS, loaded.watermark);
+    runtime.logger.info({ accounts: loaded.flags.length, watermark: loaded.watermark }, 'summaries loaded');
+
+    const flush = async () => {
+      const changes = { ...book.takeDirty(), flags: flags.takeDirty() };
+      try {
+        await repo.save({ ...changes, watermark: watermark.upTo() });
+      } catch (err) {
+        book.restoreDirty(changes);
+        flags.restoreDirty(changes.flags);
+        throw err;
+      }
+    };
+    const consumer = await runtime.consume({
+      groupId: config.CONSUMER_GROUP,
+      topics: [config.AGENT_ACTIVITY_TOPIC, config.ACCOUNT_TOPIC],
+      handler: summariesEventHandler(book, flags),
+      deduper: memoryDeduper(),
+      afterBatch: flush,
+    });
+    watermark.attach(consumer);
+
+    // App-side expiry (no TTL indexes on the portable store): hourly, a full delete by period.
+    const expiry = setInterval(() => {
+      const before = Date.now() - retentionMs;
+      book.expire(before);
+      repo.expire(new Date(before)).catch((err) => runtime.logger.warn({ err }, 'bucket expiry failed'));
+    }, 3_600_000);
+    expiry.unref();
+    runtime.onShutdown('expiry', async () => clearInterval(expiry));
+
+    const verify = createTokenVerifier({
+      issuer: config.AUTH_ISSUER,
+      audience: config.AUTH_AUDIENCE,
+      jwks: config.AUTH_JWKS_URL,
+      accountClaim: config.AUTH_ACCOUNT_CLAIM,
+    });
+    await runtime.listen((app) => mountRoutes(app, { verify, book, flags, upTo: () => watermark.upTo() }));
+    return Object.assign(runtime, { book, flags, watermark });
+  } catch (err) {
+    await runtime.stop().catch(() => undefined);
+    throw err;
+  }
+}
