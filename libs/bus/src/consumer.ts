@@ -47,6 +47,12 @@ export interface ConsumerOptions {
   isInfrastructureError?: (err: unknown) => boolean;
   fromBeginning?: boolean;
   /**
+   * Called once per fetched batch after its events were handled and before their ids are marked and offsets
+   * committed, so a handler may buffer and write a whole batch at once (group commit). If it throws, nothing of
+   * the batch is marked or committed and the batch is fetched again.
+   */
+  flush?: (ctx: { topic: string; partition: number; log: Logger }) => Promise<void>;
+  /**
    * How long the group waits for a silent member before giving its partitions to the others (default
    * 10 s; heartbeats every tenth of it). A crashed instance's partitions wait this long for a new owner.
    */
@@ -152,6 +158,8 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
           await heartbeat();
         }
       } finally {
+        // Buffered writes first: a failed flush leaves the whole batch uncommitted (redelivered).
+        if (opts.flush && (handled.length || lastDone !== undefined)) await opts.flush({ topic, partition, log });
         // Mark, then commit (offset of the next message to read) only what was handled or dead-lettered.
         if (handled.length) await opts.deduper?.markMany(handled);
         if (lastDone !== undefined) {
