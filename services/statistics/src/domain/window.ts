@@ -1,10 +1,11 @@
+import { limits } from '@cc/contracts';
 import { AppError } from '@cc/kit';
 import { hourMs } from './time';
 
 /** Longest window of the statistics API (ARCHITECTURE §2). */
-export const maxWindowMs = 31 * 24 * hourMs;
+export const maxWindowMs = limits.maxWindowDays * 24 * hourMs;
 /** Longest start+end window of the v0 endpoints. */
-export const maxV0WindowMs = 25 * hourMs;
+export const maxV0WindowMs = limits.maxV0WindowHours * hourMs;
 
 /**
  * The [start, end) window of a query: `end` defaults to now, must be after `start` and at most `maxMs` after it;

@@ -7,7 +7,7 @@ import { maxV0WindowMs, windowOf } from '../domain/window';
 import type { StatisticsRepository } from '../store/statistics.repository';
 
 /** How far back `latest=true` looks for each agent's or call's latest record. */
-export const latestLookbackMs = 25 * hourMs;
+export const latestLookbackMs = limits.maxV0WindowHours * hourMs;
 
 /** The v0 endpoints and the current endpoint replacing each (RFC 8594 `Link: rel="successor-version"`). */
 export const v0Replacements = {
