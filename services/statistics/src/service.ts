@@ -1,3 +1,4 @@
+import type { Deduper } from '@cc/bus';
 import { eventSchemas } from '@cc/contracts';
 import { createTokenVerifier } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
@@ -7,6 +8,8 @@ import { consumedTopics, producedTopics } from './events/topics';
 import { mountRoutes } from './http/routes';
 import { statisticsModels } from './store/models';
 import { StatisticsRepository } from './store/statistics.repository';
+
+const naturalKeysDedupe: Deduper = { seenMany: async () => new Set(), markMany: async () => undefined };
 
 /** A started statistics service: its runtime plus the consumer (tests and the benchmark read its counters). */
 export interface StatisticsService {
@@ -46,6 +49,9 @@ export async function startService(
       topics: consumedTopics,
       handler: consumer.handle,
       flush: consumer.flush,
+      // Every write is an upsert by natural key (activities) or by sequence (interaction logs), so a redelivered
+      // event rewrites the same fields: the event-id deduper would only add two store round trips per batch.
+      deduper: naturalKeysDedupe,
     });
 
     // Retention: a slow sweep of bounded `_id` deletes (no TTL indexes on the portable store subset).
