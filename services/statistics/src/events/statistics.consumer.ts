@@ -53,16 +53,19 @@ export class StatisticsConsumer {
     }
   };
 
-  /** Writes what the batch of `topic`/`partition` buffered; on failure the buffer is dropped with the batch. */
+  /**
+   * Writes what the batch of `topic`/`partition` buffered. The buffer is kept until a flush succeeds: whether the
+   * consumer then refetches the batch (buffered twice, rewritten to the same keys) or moves on, nothing is lost.
+   */
   readonly flush = async ({ topic, partition }: { topic: string; partition: number }): Promise<void> => {
     const key = `${topic}:${partition}`;
     const p = this.pending.get(key);
     if (!p) return;
-    this.pending.delete(key); // a failed flush redelivers the batch, which buffers it again
     const now = this.now();
     const activities = [...p.activities].map(([accountId, writes]) => ({ accountId, writes }));
     if (activities.length) await this.repo.writeActivities(activities, now);
     if (p.interactions.length) await this.repo.writeInteractionEvents(p.interactions, now);
+    if (this.pending.get(key) === p) this.pending.delete(key);
     this.written += activities.reduce((n, a) => n + a.writes.length, 0) + p.interactions.length;
   };
 
