@@ -73,10 +73,11 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   const maxAttempts = opts.maxAttempts ?? 4;
   const baseMs = opts.retryBaseMs ?? 200;
   const isInfra = opts.isInfrastructureError ?? isConnectivityError;
+  const heartbeatMs = Math.max(500, Math.floor((opts.sessionTimeoutMs ?? 10_000) / 10));
   const consumer = opts.kafka.consumer({
     groupId: opts.groupId,
     sessionTimeout: opts.sessionTimeoutMs ?? 10_000,
-    heartbeatInterval: Math.max(500, Math.floor((opts.sessionTimeoutMs ?? 10_000) / 10)),
+    heartbeatInterval: heartbeatMs,
   });
   const count = (topic: string, outcome: string) =>
     opts.metrics?.consumedEvents.inc({ group: opts.groupId, topic, outcome });
@@ -159,7 +160,15 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
         }
       } finally {
         // Buffered writes first: a failed flush leaves the whole batch uncommitted (redelivered).
-        if (opts.flush && (handled.length || lastDone !== undefined)) await opts.flush({ topic, partition, log });
+        if (opts.flush && (handled.length || lastDone !== undefined)) {
+          // A slow store must not cost the group membership: keep heartbeating while the batch is written.
+          const beat = setInterval(() => void heartbeat().catch(() => undefined), heartbeatMs);
+          try {
+            await opts.flush({ topic, partition, log });
+          } finally {
+            clearInterval(beat);
+          }
+        }
         // Mark, then commit (offset of the next message to read) only what was handled or dead-lettered.
         if (handled.length) await opts.deduper?.markMany(handled);
         if (lastDone !== undefined) {
