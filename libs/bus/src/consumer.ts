@@ -59,6 +59,26 @@ export interface ConsumerOptions {
   sessionTimeoutMs?: number;
 }
 
+const groupMembershipErrors = new Set([
+  'UNKNOWN_MEMBER_ID',
+  'REBALANCE_IN_PROGRESS',
+  'ILLEGAL_GENERATION',
+  'NOT_COORDINATOR_FOR_GROUP',
+]);
+
+/**
+ * kafkajs re-joins the group when a batch fails with a raw membership error (the member was dropped or the group
+ * rebalances), but gives up for good when that error comes wrapped by its retrier (a commit after a long pause):
+ * unwrap it, so the consumer re-joins and the uncommitted batch is redelivered instead of the consumer stopping.
+ */
+export function asMembershipError(err: unknown): unknown {
+  for (let e = err as { type?: string; cause?: unknown } | undefined, depth = 0; e && depth < 5; depth++) {
+    if (e.type && groupMembershipErrors.has(e.type)) return e;
+    e = e.cause as typeof e;
+  }
+  return err;
+}
+
 /** Default infrastructure-error test: MongoDB and Kafka connectivity failures (from the kit). */
 export { isConnectivityError };
 
@@ -172,7 +192,11 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
         // Mark, then commit (offset of the next message to read) only what was handled or dead-lettered.
         if (handled.length) await opts.deduper?.markMany(handled);
         if (lastDone !== undefined) {
-          await consumer.commitOffsets([{ topic, partition, offset: (BigInt(lastDone) + 1n).toString() }]);
+          await consumer
+            .commitOffsets([{ topic, partition, offset: (BigInt(lastDone) + 1n).toString() }])
+            .catch((err) => {
+              throw asMembershipError(err);
+            });
         }
       }
 
