@@ -47,11 +47,11 @@ export interface ConsumerOptions {
   isInfrastructureError?: (err: unknown) => boolean;
   fromBeginning?: boolean;
   /**
-   * Runs after a fetched batch's events were handled and before its offsets are committed, e.g. to write
-   * what the handlers aggregated in memory with one store round trip per batch. If it fails, nothing of
-   * the batch is committed and the batch is redelivered.
+   * Called once per fetched batch after its events were handled and before their ids are marked and offsets
+   * committed, so a handler may buffer and write a whole batch at once (group commit). If it throws, nothing of
+   * the batch is marked or committed and the batch is fetched again.
    */
-  afterBatch?: () => Promise<void>;
+  flush?: (ctx: { topic: string; partition: number; log: Logger }) => Promise<void>;
   /**
    * How long the group waits for a silent member before giving its partitions to the others (default
    * 10 s; heartbeats every tenth of it). A crashed instance's partitions wait this long for a new owner.
@@ -62,6 +62,26 @@ export interface ConsumerOptions {
    * within a partition either way; more lets one partition's commit wait overlap another's handling.
    */
   partitionsConsumedConcurrently?: number;
+}
+
+const groupMembershipErrors = new Set([
+  'UNKNOWN_MEMBER_ID',
+  'REBALANCE_IN_PROGRESS',
+  'ILLEGAL_GENERATION',
+  'NOT_COORDINATOR_FOR_GROUP',
+]);
+
+/**
+ * kafkajs re-joins the group when a batch fails with a raw membership error (the member was dropped or the group
+ * rebalances), but gives up for good when that error comes wrapped by its retrier (a commit after a long pause):
+ * unwrap it, so the consumer re-joins and the uncommitted batch is redelivered instead of the consumer stopping.
+ */
+export function asMembershipError(err: unknown): unknown {
+  for (let e = err as { type?: string; cause?: unknown } | undefined, depth = 0; e && depth < 5; depth++) {
+    if (e.type && groupMembershipErrors.has(e.type)) return e;
+    e = e.cause as typeof e;
+  }
+  return err;
 }
 
 /** Default infrastructure-error test: MongoDB and Kafka connectivity failures (from the kit). */
@@ -79,10 +99,11 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   const maxAttempts = opts.maxAttempts ?? 4;
   const baseMs = opts.retryBaseMs ?? 200;
   const isInfra = opts.isInfrastructureError ?? isConnectivityError;
+  const heartbeatMs = Math.max(500, Math.floor((opts.sessionTimeoutMs ?? 10_000) / 10));
   const consumer = opts.kafka.consumer({
     groupId: opts.groupId,
     sessionTimeout: opts.sessionTimeoutMs ?? 10_000,
-    heartbeatInterval: Math.max(500, Math.floor((opts.sessionTimeoutMs ?? 10_000) / 10)),
+    heartbeatInterval: heartbeatMs,
   });
   const count = (topic: string, outcome: string) =>
     opts.metrics?.consumedEvents.inc({ group: opts.groupId, topic, outcome });
@@ -182,11 +203,24 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
           await heartbeat();
         }
       } finally {
-        // Write, mark, then commit (offset of the next message to read) only what was handled or dead-lettered.
-        if (handled.length && opts.afterBatch) await opts.afterBatch();
+        // Buffered writes first: a failed flush leaves the whole batch uncommitted (redelivered).
+        if (opts.flush && (handled.length || lastDone !== undefined)) {
+          // A slow store must not cost the group membership: keep heartbeating while the batch is written.
+          const beat = setInterval(() => void heartbeat().catch(() => undefined), heartbeatMs);
+          try {
+            await opts.flush({ topic, partition, log });
+          } finally {
+            clearInterval(beat);
+          }
+        }
+        // Mark, then commit (offset of the next message to read) only what was handled or dead-lettered.
         if (handled.length) await opts.deduper?.markMany(handled);
         if (lastDone !== undefined) {
-          await consumer.commitOffsets([{ topic, partition, offset: (BigInt(lastDone) + 1n).toString() }]);
+          await consumer
+            .commitOffsets([{ topic, partition, offset: (BigInt(lastDone) + 1n).toString() }])
+            .catch((err) => {
+              throw asMembershipError(err);
+            });
         }
       }
 

@@ -20,6 +20,8 @@ export const limits = {
   maxPageLimit: 5000,
   /** Longest time window a statistics or summaries query may span, in days. */
   maxWindowDays: 31,
+  /** Longest start+end window of the deprecated v0 statistics endpoints, in hours. */
+  maxV0WindowHours: 25,
   /** Headers a provider may register. */
   maxProviderHeaders: 20,
   /** Characters in a provider header value. */

@@ -63,7 +63,7 @@ export async function startService(
       topics: [config.AGENT_ACTIVITY_TOPIC, config.ACCOUNT_TOPIC],
       handler: summariesEventHandler(book, flags),
       deduper: memoryDeduper(),
-      afterBatch: flush,
+      flush,
     });
     watermark.attach(consumer);
 

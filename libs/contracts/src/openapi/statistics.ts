@@ -49,7 +49,10 @@ const description = `Statistics: agent activities and interaction records (calls
 Decisions this suite made where the specification is silent:
 - Query parameters: \`start\` (required, ISO 8601 with a time zone), \`end\` (default now), window at most **${limits.maxWindowDays} days** (400 otherwise), \`include\` = \`Started\` (default) | \`StartedOrEnded\` | \`Processed\`, paging \`page\` (1-based, default 1) and \`limit\` (default ${limits.defaultPageLimit}, max ${limits.maxPageLimit}); agent-activities also take \`agentId\` and \`type\`. Unknown parameters are refused.
 - Envelope \`{meta: {page, count, pageCount, totalCount}, items, upTo}\`; poll with the previous \`upTo\` as \`start\` and \`include=Processed\`.
-- Durations and offsets are milliseconds; timestamps UTC with milliseconds. Items are sorted oldest first.
+- Durations and offsets are milliseconds; timestamps UTC with milliseconds. Items are sorted oldest first (by start).
+- \`include\`: \`Started\` selects by start, \`StartedOrEnded\` by start or end, \`Processed\` by the time the service last wrote the item or record (a record completed late is found again by a poller using \`upTo\`).
+- Running items are included: an agent activity still running has \`status\` \`InProgress\` (Interaction items) and its duration so far; a record still running has \`status\` \`InProgress\`. Presence and Workload items are the periods between two changes; HeldExternalParty is not an agent activity of its own (it is a \`Held\` event of the agent's channel in the interaction record).
+- Interaction records: the first channel is the external party's (role \`External\`, its guid the conversation guid) and carries the plan's \`InteractionPlan\`, \`Applet\` (a Queue applet is \`appletType\` \`ACD\`), \`DataSourceValueAcquired\` and \`Queue\` events; every offer to an agent is a channel of its own (role \`Agent\`, touchpoint the agent's username) with \`Ringing\`, \`Connected\`, \`CallRecording\` (when the plan recorded the call), \`Held\` and \`Wrap\` events; \`endReason\` is \`Released\`, \`Transferred\`, \`Rejected\`, \`TimedOut\` or \`Failed\`.
 - Version: v3 (\`application/vnd.newvoicemedia.v3+json\`, \`application/vnd.cc-suite.v3+json\`, \`application/json\`).
 - Errors are RFC 9457 \`application/problem+json\`; query violations point at \`/query/<name>\`.`;
 

@@ -57,6 +57,40 @@ const pathParams = parameters('path', {
   properties: { accountKey: v0StatisticsParams.properties?.accountKey as JsonSchema },
 });
 
+/** RFC 9745 / RFC 8594 headers every v0 statistics response carries (errors too). */
+function deprecationHeaders(replacement: string): Record<string, OpenApiObject> {
+  return {
+    Deprecation: {
+      description: 'RFC 9745: when this endpoint was deprecated, as a structured-field date (`@` and Unix seconds).',
+      schema: { type: 'string', pattern: '^@\\d+$', examples: ['@1735689600'] },
+    },
+    Sunset: {
+      description: 'RFC 8594: the HTTP date after which this endpoint stops answering.',
+      schema: { type: 'string', examples: ['Thu, 01 Jul 2027 00:00:00 GMT'] },
+    },
+    Link: {
+      description: `The replacement (\`rel="successor-version"\`: ${replacement}) and the documentation (\`rel="deprecation"\`).`,
+      schema: {
+        type: 'string',
+        examples: [
+          `<${replacement.replace('GET ', '')}>; rel="successor-version", </docs>; rel="deprecation"; type="text/html"`,
+        ],
+      },
+    },
+  };
+}
+
+/** Adds the deprecation headers to every response of an operation. */
+function withDeprecationHeaders(responses: Record<string, OpenApiObject>, replacement: string) {
+  const extra = deprecationHeaders(replacement);
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, r]) => [
+      status,
+      { ...r, headers: { ...((r.headers as Record<string, OpenApiObject> | undefined) ?? {}), ...extra } },
+    ]),
+  );
+}
+
 function statisticsPath(name: string, summary: string, replacement: string, schema: JsonSchema, example: unknown) {
   return {
     get: {
@@ -67,23 +101,26 @@ function statisticsPath(name: string, summary: string, replacement: string, sche
       deprecated: true,
       security: [{ v0Token: [] }],
       parameters: [acceptV0, ...pathParams, ...parameters('query', v0StatisticsQuery)],
-      responses: {
-        '200': jsonResponse(summary, schema, { example }),
-        '400': problemResponse(
-          400,
-          'Not exactly one of interval, latest=true or start+end, or a malformed value (`REQUEST.VALIDATION`).',
-          validationProblem([{ pointer: '/query/start', message: 'start cannot be combined with interval' }]),
-        ),
-        ...problems(
-          {
-            401: 'No v0 token, or an expired or invalid one (`AUTH.UNAUTHENTICATED`).',
-            403: 'The token was issued for another account key, or the v0 API is disabled for the account (`AUTH.FORBIDDEN`).',
-            406: true,
-            429: true,
-          },
-          versions,
-        ),
-      },
+      responses: withDeprecationHeaders(
+        {
+          '200': jsonResponse(summary, schema, { example }),
+          '400': problemResponse(
+            400,
+            'Not exactly one of interval, latest=true or start+end, or a malformed value (`REQUEST.VALIDATION`).',
+            validationProblem([{ pointer: '/query/start', message: 'start cannot be combined with interval' }]),
+          ),
+          ...problems(
+            {
+              401: 'No v0 token, or an expired or invalid one (`AUTH.UNAUTHENTICATED`).',
+              403: 'The token was issued for another account key, or the v0 API is disabled for the account (`AUTH.FORBIDDEN`).',
+              406: true,
+              429: true,
+            },
+            versions,
+          ),
+        },
+        replacement,
+      ),
     },
   };
 }
@@ -92,7 +129,9 @@ const description = `The deprecated version 0 statistics API, kept for existing 
 
 Decisions this suite made where the specification is silent:
 - Authentication: POST /v0/oauth2/token with HTTP Basic \`accountKey:apiToken\` returns a bearer token valid one hour, only on /v0 paths of that account key.
-- Selection: exactly one of \`interval\` (the last N minutes, 1 to 1440), \`latest=true\` (the latest record per agent or call), or \`start\` and \`end\` (at most ${limits.maxWindowDays} days); anything else → 400. Durations are hh:mm:ss strings as in v0.
+- Selection: exactly one of \`interval\` (the last N minutes, 1 to 1440), \`latest=true\` (the latest record per agent or call within the last ${limits.maxV0WindowHours} hours), or \`start\` and \`end\` (at most ${limits.maxV0WindowHours} hours); anything else → 400. Durations are hh:mm:ss strings as in v0. agentstates lists the states that started in the window; outboundcalls one row per agent leg of the outbound calls started in it; inboundcalls one row per call event (Start, NewApplet, Queue, ACDDelivery, End) that happened in it. At most ${limits.maxPageLimit} rows, oldest first.
+- Deprecation: every response carries \`Deprecation\` (RFC 9745), \`Sunset\` (RFC 8594) and a \`Link\` to the replacement (\`rel="successor-version"\`) and to the documentation (\`rel="deprecation"\`).
+- Data: served from the same records as the current statistics API; \`groupId\` is null (groups live in user administration).
 - \`Accept: application/json; version=2\` is the v0 convention; other versions → 406.
 - Replacements: agentstates → GET /stats/agent-activities; outboundcalls and inboundcalls → GET /stats/interactions.`;
 

@@ -148,7 +148,7 @@ export const channel: JsonSchema = {
     guid,
     offset: { ...millis, description: 'Milliseconds from the interaction start.' },
     duration: millis,
-    endReason: nullable(openEnum(['Released', 'Transferred', 'Rejected', 'TimedOut'])),
+    endReason: nullable(openEnum(['Released', 'Transferred', 'Rejected', 'TimedOut', 'Failed'])),
     party: {
       type: 'object',
       required: ['id', 'role', 'touchpoint'],

@@ -26,7 +26,7 @@ const notWith = (other: string): JsonSchema => ({ not: {}, 'x-message': `cannot 
 /** Query of the v0 statistics endpoints: exactly one of interval, latest=true, or start and end. */
 export const v0StatisticsQuery: JsonSchema = {
   type: 'object',
-  description: `Exactly one selection: \`interval\` (the last N minutes), \`latest=true\` (the latest record per agent or call), or \`start\` and \`end\` (at most ${limits.maxWindowDays} days apart).`,
+  description: `Exactly one selection: \`interval\` (the last N minutes), \`latest=true\` (the latest record per agent or call within the last ${limits.maxV0WindowHours} hours), or \`start\` and \`end\` (at most ${limits.maxV0WindowHours} hours apart; checked by the service).`,
   properties: {
     interval: {
       type: 'integer',

@@ -4,7 +4,7 @@ import type { AccountFlags } from '../domain/flags';
 
 /**
  * Handles agent-activity events (into the in-memory buckets) and account flag events. Writes happen once
- * per batch, after the handlers (see the service's `afterBatch`).
+ * per batch, after the handlers (see the consumer's `flush`).
  */
 export function summariesEventHandler(book: SummaryBook, flags: AccountFlags, now: () => number = Date.now) {
   return async (event: CloudEvent, ctx: HandlerContext): Promise<void> => {

@@ -1,0 +1,342 @@
+/**
+ * Statistics on the real broker and store:
+ * 1. the store's raw rates (insertMany of small documents, `_id` find of one hour bucket);
+ * 2. N agent-activity records (default 1,000,000) for one account over 31 days, loaded as hour buckets with
+ *    insertMany, then 1-day `GET /stats/agent-activities?limit=5000` queries through the service's HTTP API (p50/p99);
+ * 3. agent-activity events recorded per second by the service's consumer (validation, buffering, one flush per
+ *    batch) against a raw kafkajs consumer of the same topic.
+ * Prints the numbers and writes bench/results/statistics.json (`rows` of {name, value, unit, note}); asserts nothing.
+ * Usage: tsx services/statistics/bench/statistics.bench.ts [records=100000] [queries=10] [events=5000]
+ * The issue's figure is 1,000,000 records: pass it on a store that serves `_id` lookups from an index (FerretDB on
+ * PostgreSQL, MongoDB). The local SQLite FerretDB scans the collection on every `_id` lookup (its `_id` expression
+ * does not match its index), so there loading and querying 1,000,000 records takes hours; the default stays
+ * at a size `./cc bench` finishes in minutes.
+ */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createKafka, EventProducer, EventSchemas, ensureTopics, newEvent, startConsumer } from '@cc/bus';
+import { eventSchemas } from '@cc/contracts';
+import { createLogger } from '@cc/kit';
+import { freshName, startTestIssuer, testInfra } from '@cc/testing';
+import type { Kafka } from 'kafkajs';
+import { readConfig } from '../src/config';
+import { type ActivityItem, activityKey } from '../src/domain/agent-activity';
+import { hourMs } from '../src/domain/time';
+import { StatisticsConsumer } from '../src/events/statistics.consumer';
+import { startService } from '../src/service';
+import { statisticsModels } from '../src/store/models';
+import { StatisticsRepository } from '../src/store/statistics.repository';
+
+const records = Number(process.argv[2] ?? 100_000);
+const queries = Number(process.argv[3] ?? 10);
+const consumeEvents = Number(process.argv[4] ?? 5000);
+const days = 31;
+const agents = 500;
+const logger = createLogger('bench', 'warn');
+const rows: { name: string; value: number; unit: string; note: string }[] = [];
+const row = (name: string, value: number, unit: string, note: string) => {
+  rows.push({ name, value, unit, note });
+  process.stdout.write(`[bench] ${name}: ${value} ${unit} (${note})\n`);
+};
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const guid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
+/** The i-th synthetic activity of an hour: presence, workload and interaction segments, spread over the agents. */
+function activity(hourStart: number, i: number, perHour: number): ActivityItem {
+  const agent = i % agents;
+  const start = hourStart + Math.floor((i * hourMs) / perHour);
+  const kind = i % 3;
+  const base = {
+    agentId: guid(agent),
+    start,
+    end: start + 30_000 + (i % 600) * 1000,
+    category: null,
+    name: null,
+    eligibleForRouting: null,
+    status: null,
+    reason: null,
+    interaction: null,
+    channel: null,
+    workload: null,
+  };
+  if (kind === 0) return { ...base, type: 'Presence', category: 'Ready', name: 'Ready', eligibleForRouting: true };
+  if (kind === 1) return { ...base, type: 'Workload', workload: { calls: i % 2, semiLive: 0, nonLive: 0 } };
+  return {
+    ...base,
+    type: 'Interaction',
+    category: ['Ringing', 'Connected', 'Wrap'][i % 9 < 3 ? 0 : i % 9 < 6 ? 1 : 2] as string,
+    status: 'Completed',
+    interaction: { guid: guid(1_000_000 + i), medium: 'Phone', mediumManager: 'CC', direction: 'Inbound' },
+    channel: { guid: guid(2_000_000 + i) },
+  };
+}
+
+async function skipToEnd(kafka: Kafka, groupId: string, topics: string[]) {
+  const admin = kafka.admin();
+  await admin.connect();
+  for (const topic of topics) {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    await admin.setOffsets({
+      groupId,
+      topic,
+      partitions: offsets.map((o) => ({ partition: o.partition, offset: o.high })),
+    });
+  }
+  await admin.disconnect();
+}
+
+async function main() {
+  const infra = await testInfra();
+  const issuer = await startTestIssuer();
+  const dbName = freshName('cc_statistics_bench');
+  const group = freshName('cc.statistics.bench');
+  const kafka = createKafka({ brokers: infra.kafkaBrokers, clientId: 'statistics-bench', logger });
+  await ensureTopics(
+    kafka,
+    ['cc.agent-activity.v1', 'cc.interaction.v1'].map((topic) => ({ topic, numPartitions: 6 })),
+  );
+  await skipToEnd(kafka, group, ['cc.agent-activity.v1', 'cc.interaction.v1']);
+  const config = Object.freeze({
+    ...readConfig({
+      KAFKA_BROKERS: infra.kafkaBrokers.join(','),
+      MONGO_URL: infra.mongoUrl,
+      MONGO_DB: dbName,
+      LOG_LEVEL: 'warn',
+      CONSUMER_GROUP: group,
+      ...issuer.env,
+    }),
+    PORT: 0,
+  });
+  const service = await startService(config, { exitOnShutdown: false });
+  const models = statisticsModels(service.runtime.conn);
+  try {
+    // 1. The store's raw rates, in this run.
+    const raw = service.runtime.conn.collection('bench_raw');
+    const small = 20 * 50;
+    let t = Date.now();
+    for (let b = 0; b < 20; b++) {
+      await raw.insertMany(
+        Array.from({ length: 50 }, (_, i) => ({ _id: `r${b}-${i}` as never, n: i, s: 'x'.repeat(200) })),
+      );
+    }
+    row(
+      'store insertMany (50 docs of 0.2 KB)',
+      Math.round(small / ((Date.now() - t) / 1000)),
+      'docs/s',
+      'raw driver, same store, same run',
+    );
+
+    // 2. Load N records as hour buckets.
+    const account = freshName('bench-account');
+    const hours = days * 24;
+    const perHour = Math.ceil(records / hours);
+    const firstHour = Math.floor(Date.parse('2026-01-01T00:00:00Z') / hourMs);
+    const now = Date.now();
+    let loaded = 0;
+    let bucketBytes = 0;
+    t = Date.now();
+    const batchDocs = 4;
+    for (let h = 0; h < hours; h += batchDocs) {
+      const docs = [];
+      for (let k = h; k < Math.min(hours, h + batchDocs); k++) {
+        const hour = firstHour + k;
+        const items: Record<string, unknown> = {};
+        const n = Math.min(perHour, records - loaded);
+        for (let i = 0; i < n; i++) {
+          const item = activity(hour * hourMs, i, perHour);
+          items[activityKey(item)] = { ...item, updatedAt: now };
+        }
+        loaded += n;
+        docs.push({ _id: `${account}|${hour}`, accountId: account, hour, items, open: {} });
+      }
+      if (h === 0) bucketBytes = Buffer.byteLength(JSON.stringify(docs[0]));
+      await models.ActivityBucket.collection.insertMany(docs as never[], { ordered: false });
+      if ((h / batchDocs) % 24 === 0) process.stdout.write(`[bench] loaded ${loaded}/${records}\n`);
+    }
+    const loadSeconds = (Date.now() - t) / 1000;
+    row(
+      'load agent-activity records (one account, 31 days)',
+      loaded,
+      'records',
+      `${hours} hour buckets of ${perHour} records (~${Math.round(bucketBytes / 1024)} KB each)`,
+    );
+    row(
+      'load time',
+      Math.round(loadSeconds * 10) / 10,
+      's',
+      `insertMany of ${batchDocs} buckets per call: ${Math.round(loaded / loadSeconds)} records/s`,
+    );
+
+    t = Date.now();
+    const one = await models.ActivityBucket.collection.findOne({ _id: `${account}|${firstHour + 100}` as never });
+    row(
+      'store find one hour bucket by _id',
+      Date.now() - t,
+      'ms',
+      `${Object.keys(one?.items ?? {}).length} records in it`,
+    );
+
+    // 3. 1-day queries through HTTP, limit 5000.
+    const token = await issuer.token({ accountId: account, scopes: 'stats' });
+    const latencies: number[] = [];
+    let total = 0;
+    for (let q = 0; q < queries; q++) {
+      const day = q % (days - 1);
+      const start = new Date((firstHour + day * 24) * hourMs).toISOString();
+      const end = new Date((firstHour + (day + 1) * 24) * hourMs).toISOString();
+      const started = performance.now();
+      const res = await fetch(`${service.runtime.url()}/stats/agent-activities?start=${start}&end=${end}&limit=5000`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const body = (await res.json()) as { meta: { totalCount: number; count: number } };
+      latencies.push(performance.now() - started);
+      if (res.status !== 200 || body.meta.count !== Math.min(5000, body.meta.totalCount))
+        throw new Error(`unexpected answer ${res.status} ${JSON.stringify(body.meta)}`);
+      total = body.meta.totalCount;
+    }
+    latencies.sort((a, b) => a - b);
+    row(
+      '1-day agent-activities query, limit=5000: p50',
+      Math.round(pct(latencies, 50)),
+      'ms',
+      `${queries} queries over HTTP, ${total} records in the day, 24 bucket reads each`,
+    );
+    row(
+      '1-day agent-activities query, limit=5000: p99',
+      Math.round(pct(latencies, 99)),
+      'ms',
+      `target ≤ 200 ms; ${loaded} records stored for the account`,
+    );
+
+    // 4. Events recorded per second vs a raw kafkajs consumer of the same topic.
+    const topic = freshName('bench.agent-activity');
+    await ensureTopics(kafka, [{ topic, numPartitions: 6 }]);
+    const schemas = new EventSchemas(eventSchemas);
+    const producer = new EventProducer(kafka, schemas, logger);
+    await producer.connect();
+    const evAccount = freshName('bench-events');
+    const base = Date.parse('2026-02-01T00:00:00Z');
+    for (let sent = 0; sent < consumeEvents; sent += 500) {
+      const batch = Array.from({ length: Math.min(500, consumeEvents - sent) }, (_, k) => {
+        const i = sent + k;
+        const agent = i % agents;
+        const seq = Math.floor(i / agents) + 1;
+        const at = new Date(base + i * 1000).toISOString();
+        return newEvent({
+          source: '/cc/routing',
+          type: 'agent-activity.presence-changed',
+          subject: guid(agent),
+          accountId: evAccount,
+          data: {
+            agentId: guid(agent),
+            agentUsername: `agent${agent}`,
+            occurredAt: at,
+            sequence: seq,
+            presence: seq % 2 ? 'Ready' : 'Away',
+            eligibleForRouting: seq % 2 === 1,
+            reason: null,
+            previous:
+              seq > 1
+                ? {
+                    presence: seq % 2 ? 'Away' : 'Ready',
+                    eligibleForRouting: seq % 2 === 0,
+                    reason: null,
+                    startedAt: new Date(base + (i - agents) * 1000).toISOString(),
+                    durationMs: agents * 1000,
+                  }
+                : null,
+          },
+        });
+      });
+      await producer.publish(topic, batch);
+    }
+
+    const rawGroup = freshName('bench.raw');
+    const rawConsumer = kafka.consumer({ groupId: rawGroup });
+    await rawConsumer.connect();
+    await rawConsumer.subscribe({ topic, fromBeginning: true });
+    let rawCount = 0;
+    let rawFirst = 0;
+    let rawLast = 0;
+    await new Promise<void>((done) => {
+      void rawConsumer.run({
+        eachBatch: async ({ batch }) => {
+          rawFirst ||= Date.now();
+          rawCount += batch.messages.length;
+          rawLast = Date.now();
+          if (rawCount >= consumeEvents) done();
+        },
+      });
+    });
+    await rawConsumer.disconnect();
+    const rawRate = Math.round(rawCount / Math.max(0.001, (rawLast - rawFirst) / 1000));
+
+    // Recorded into a database of its own: on a store that scans on `_id` lookups, the loaded records above would
+    // make every bucket write pay for the whole collection (measured separately in the run's notes).
+    const eventsDb = freshName('cc_statistics_bench_events');
+    const eventsConn = service.runtime.conn.useDb(eventsDb, { useCache: false });
+    const repo = new StatisticsRepository(statisticsModels(eventsConn));
+    const recorder = new StatisticsConsumer(repo);
+    let handled = 0;
+    let first = 0;
+    let last = 0;
+    let finish!: () => void;
+    const finished = new Promise<void>((r) => {
+      finish = r;
+    });
+    const statGroup = freshName('bench.stat');
+    await ensureTopics(kafka, [{ topic: `${statGroup}.dlq`, numPartitions: 1 }]);
+    const statConsumer = await startConsumer({
+      kafka,
+      groupId: statGroup,
+      topics: [topic],
+      schemas,
+      producer,
+      logger,
+      handler: async (e, ctx) => {
+        first ||= Date.now();
+        handled++;
+        await recorder.handle(e, ctx);
+      },
+      flush: async (ctx) => {
+        await recorder.flush(ctx);
+        last = Date.now();
+        if (handled >= consumeEvents) finish();
+      },
+    });
+    await finished;
+    await statConsumer.disconnect();
+    await eventsConn.dropDatabase().catch(() => undefined);
+    await producer.disconnect();
+    const statRate = Math.round(handled / Math.max(0.001, (last - first) / 1000));
+    row(
+      'raw kafkajs consume (eachBatch, no work)',
+      rawRate,
+      'events/s',
+      `${rawCount} agent-activity events, 6 partitions, first to last batch`,
+    );
+    row(
+      'agent-activity events recorded',
+      statRate,
+      'events/s',
+      `the service's consumer into an empty database: validation, buffering, one bulkWrite per collection per batch`,
+    );
+    row('recorded vs raw consume', Math.round((statRate / rawRate) * 1000) / 1000, 'ratio', 'target ≥ 0.5');
+  } finally {
+    await service.runtime.conn
+      .getClient()
+      .db(dbName)
+      .dropDatabase()
+      .catch(() => undefined);
+    await service.runtime.stop();
+    await issuer.close();
+  }
+  const out = { bench: 'statistics', at: new Date().toISOString(), rows };
+  writeFileSync(resolve(__dirname, '../../../bench/results/statistics.json'), `${JSON.stringify(out, null, 2)}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err?.stack ?? err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,90 @@
+import type { Deduper } from '@cc/bus';
+import { eventSchemas } from '@cc/contracts';
+import { createTokenVerifier } from '@cc/kit';
+import { type Runtime, startRuntime } from '@cc/runtime';
+import type { Config } from './config';
+import { StatisticsConsumer } from './events/statistics.consumer';
+import { consumedTopics, producedTopics } from './events/topics';
+import { mountRoutes } from './http/routes';
+import { statisticsModels } from './store/models';
+import { StatisticsRepository } from './store/statistics.repository';
+
+const naturalKeysDedupe: Deduper = { seenMany: async () => new Set(), markMany: async () => undefined };
+
+/** A started statistics service: its runtime plus the consumer (tests and the benchmark read its counters). */
+export interface StatisticsService {
+  runtime: Runtime;
+  consumer: StatisticsConsumer;
+  repo: StatisticsRepository;
+}
+
+/**
+ * Starts the statistics service: store and Kafka, the consumer group over agent-activity and interaction events
+ * (batched writes), the retention sweep, then HTTP. Config is parsed by the caller (main or a test).
+ */
+export async function startService(
+  config: Config,
+  opts: { logDestination?: NodeJS.WritableStream; exitOnShutdown?: boolean; now?: () => number } = {},
+): Promise<StatisticsService> {
+  const deprecatedAt = new Date(config.V0_DEPRECATED_AT);
+  const sunsetAt = new Date(config.V0_SUNSET_AT);
+  if (Number.isNaN(deprecatedAt.getTime()) || Number.isNaN(sunsetAt.getTime())) {
+    throw new Error('V0_DEPRECATED_AT and V0_SUNSET_AT must be ISO 8601 date-times');
+  }
+  const runtime = await startRuntime({
+    name: 'statistics',
+    config,
+    eventSchemas,
+    ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
+    ...(opts.exitOnShutdown !== undefined ? { exitOnShutdown: opts.exitOnShutdown } : {}),
+  });
+  try {
+    await runtime.ensureTopics(producedTopics);
+    const models = statisticsModels(runtime.conn);
+    await runtime.useModels(Object.values(models));
+    const repo = new StatisticsRepository(models);
+    const consumer = new StatisticsConsumer(repo, opts.now);
+    await runtime.consume({
+      groupId: config.CONSUMER_GROUP,
+      topics: consumedTopics,
+      handler: consumer.handle,
+      flush: consumer.flush,
+      // Every write is an upsert by natural key (activities) or by sequence (interaction logs), so a redelivered
+      // event rewrites the same fields: the event-id deduper would only add two store round trips per batch.
+      deduper: naturalKeysDedupe,
+    });
+
+    // Retention: a slow sweep of bounded `_id` deletes (no TTL indexes on the portable store subset).
+    const sweepLog = runtime.logger.child({ component: 'retention' });
+    let sweeping: Promise<void> | undefined;
+    const sweep = () => {
+      sweeping ??= repo
+        .expire(Date.now() - config.RETENTION_DAYS * 86_400_000, config.RETENTION_MAX_HOURS)
+        .then((n) => void (n && sweepLog.info({ deletedBuckets: n }, 'old statistics deleted')))
+        .catch((err) => sweepLog.warn({ err: (err as Error).message }, 'retention sweep failed; retried next time'))
+        .finally(() => {
+          sweeping = undefined;
+        });
+    };
+    const timer = setInterval(sweep, config.RETENTION_SWEEP_MS);
+    timer.unref();
+    runtime.onShutdown('retention', async () => {
+      clearInterval(timer);
+      await sweeping;
+    });
+
+    const verify = createTokenVerifier({
+      issuer: config.AUTH_ISSUER,
+      audience: config.AUTH_AUDIENCE,
+      jwks: config.AUTH_JWKS_URL,
+      accountClaim: config.AUTH_ACCOUNT_CLAIM,
+    });
+    await runtime.listen((app) =>
+      mountRoutes(app, { verify, repo, v0: { deprecatedAt, sunsetAt }, ...(opts.now ? { now: opts.now } : {}) }),
+    );
+    return { runtime, consumer, repo };
+  } catch (err) {
+    await runtime.stop().catch(() => undefined);
+    throw err;
+  }
+}

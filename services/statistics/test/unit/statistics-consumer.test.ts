@@ -1,0 +1,70 @@
+import type { CloudEvent } from '@cc/bus';
+import { createLogger } from '@cc/kit';
+import { StatisticsConsumer } from '../../src/events/statistics.consumer';
+import type { StatisticsRepository } from '../../src/store/statistics.repository';
+import { InteractionEvents } from '../builders/interaction-events';
+
+const log = createLogger('test', 'silent');
+const ctx = (partition: number) => ({ topic: 't', partition, offset: '0', log });
+const asEvent = (type: string, data: unknown, accountid = 'acc-1') =>
+  ({ id: `${type}-${Math.random()}`, type, accountid, data }) as unknown as CloudEvent;
+
+/** A repository that records what it is asked to write and can be made to fail. */
+function recordingRepo() {
+  const calls = { activities: [] as unknown[][], interactions: [] as unknown[][], failNext: false };
+  const repo = {
+    async writeActivities(batch: unknown[]) {
+      if (calls.failNext) {
+        calls.failNext = false;
+        throw new Error('store down');
+      }
+      calls.activities.push(batch);
+    },
+    async writeInteractionEvents(batch: unknown[]) {
+      calls.interactions.push(batch);
+    },
+  };
+  return { calls, repo: repo as unknown as StatisticsRepository };
+}
+
+const presence = {
+  agentId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa',
+  agentUsername: 'alice',
+  occurredAt: '2024-05-01T08:00:00.000Z',
+  sequence: 1,
+  presence: 'Ready',
+  eligibleForRouting: true,
+  reason: null,
+  previous: null,
+};
+
+describe('StatisticsConsumer', () => {
+  it('buffers a batch per partition and writes it in one flush', async () => {
+    const { calls, repo } = recordingRepo();
+    const consumer = new StatisticsConsumer(repo, () => 0);
+    const events = new InteractionEvents().queued(0).offered(1000, 'A', 'cccccccc-cccc-4ccc-8ccc-cccccccccc01').events;
+    for (const e of events) await consumer.handle(asEvent(e.type, e.data), ctx(0));
+    await consumer.handle(asEvent('agent-activity.presence-changed', presence), ctx(1));
+    await consumer.handle(asEvent('interaction.recorded', {}), ctx(0)); // analysis's, not a record's
+    expect(calls.interactions).toEqual([]);
+    await consumer.flush(ctx(0));
+    expect(calls.interactions).toHaveLength(1);
+    expect(calls.interactions[0]).toHaveLength(2);
+    expect(calls.activities).toEqual([]);
+    await consumer.flush(ctx(1));
+    expect(calls.activities[0]).toEqual([{ accountId: 'acc-1', writes: [expect.objectContaining({ kind: 'open' })] }]);
+    expect(consumer.written).toBe(3);
+  });
+
+  it('keeps the buffer when a flush fails, so the next flush writes it', async () => {
+    const { calls, repo } = recordingRepo();
+    const consumer = new StatisticsConsumer(repo, () => 0);
+    await consumer.handle(asEvent('agent-activity.presence-changed', presence), ctx(0));
+    calls.failNext = true;
+    await expect(consumer.flush(ctx(0))).rejects.toThrow('store down');
+    await consumer.flush(ctx(0));
+    expect(calls.activities).toHaveLength(1);
+    await consumer.flush(ctx(0));
+    expect(calls.activities).toHaveLength(1); // nothing left after a successful flush
+  });
+});
