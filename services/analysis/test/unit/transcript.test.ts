@@ -1,4 +1,5 @@
 import { confidenceOf, formatTranscript, type TimedWord, toTurns } from '../../src/domain/transcript';
+import { speakerText, wordErrors } from '../../src/domain/word-error-rate';
 
 const w = (speaker: 'agent' | 'customer', word: string, start: number, p?: number): TimedWord => ({
   speaker,
@@ -34,5 +35,19 @@ describe('transcript', () => {
     expect(confidenceOf([w('agent', 'x', 0, 0.9), w('agent', 'y', 1, 0.1)])).toBe('Medium');
     expect(confidenceOf([w('agent', 'x', 0, 0.3), w('agent', 'y', 1, 0.2)])).toBe('Low');
     expect(confidenceOf([w('agent', 'x', 0)])).toBeNull();
+  });
+});
+
+describe('word error rate', () => {
+  it('counts substitutions, insertions and deletions against the reference words', () => {
+    expect(wordErrors('thank you for calling', 'thank you for calling')).toEqual({ errors: 0, words: 4 });
+    expect(wordErrors('thank you for calling', 'thank you fall calling today')).toEqual({ errors: 2, words: 4 });
+    expect(wordErrors('I would like to cancel', 'would like cancel')).toEqual({ errors: 2, words: 5 });
+  });
+
+  it('reads one speaker out of a formatted transcript', () => {
+    const t = '[00:00.8 Agent] thank you\n[00:04.8 Customer] no\n[00:09.4 Agent] bye';
+    expect(speakerText(t, 'Agent')).toBe('thank you bye');
+    expect(speakerText(t, 'Customer')).toBe('no');
   });
 });
