@@ -35,6 +35,10 @@ export const configSpec = {
     default: 30_000,
     desc: 'Safety sweep of the queue (expired leases, work from other instances)',
   }),
+  ANALYSIS_READ_CACHE_MS: num({
+    default: 10_000,
+    desc: 'How long a finished analysis is answered from memory (0: off); bounds how late another instance shows a re-upload as processing',
+  }),
   ANALYSIS_MAX_ATTEMPTS: num({ default: 3, desc: 'Attempts at an analysis before it is marked failed' }),
   ANALYSIS_DEFAULT_LANGUAGE: str({
     default: 'en-US',

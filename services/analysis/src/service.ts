@@ -41,7 +41,10 @@ export async function startService(
     await runtime.ensureTopics(producedTopics);
     const { Analysis, CategorySet } = analysisModels(runtime.conn);
     const relay = await runtime.useModels([Analysis, CategorySet], [Analysis]);
-    const repo = new AnalysisRepository(Analysis, CategorySet, relay);
+    const repo = new AnalysisRepository(Analysis, CategorySet, relay, {
+      ms: config.ANALYSIS_READ_CACHE_MS,
+      maxEntries: 10_000,
+    });
     const storage = new GridFsRecordingStorage(runtime.conn);
     const transcriber: Transcriber & { warm?: () => Promise<void> } = new PocketSphinxTranscriber({
       python: config.ANALYSIS_PYTHON,

@@ -29,11 +29,24 @@ const raw = (m: Model<AnalysisDoc>) => m.collection as unknown as mongo.Collecti
  * again once its lease ends.
  */
 export class AnalysisRepository {
+  /**
+   * Finished analyses (processed or failed) read recently, by `_id`: the hot read (`?calls=` polled for 50
+   * calls) is answered from memory. Only finished states are kept, and only for `readCacheMs`, since a new
+   * upload through another instance requeues a call (this instance's own uploads drop the entry at once).
+   */
+  private readonly cache = new Map<string, { doc: AnalysisDoc; until: number }>();
+
   constructor(
     private readonly Analysis: Model<AnalysisDoc>,
     private readonly CategorySet: Model<CategorySetDoc>,
     private readonly relay: OutboxRelay,
+    private readonly readCache: { ms: number; maxEntries: number } = { ms: 10_000, maxEntries: 10_000 },
   ) {}
+
+  /** Forgets every cached read (benchmarks of the cold path). */
+  clearCache(): void {
+    this.cache.clear();
+  }
 
   /**
    * Queues a call's analysis (new, or again after a new recording): state queued, the previous result and
@@ -42,6 +55,7 @@ export class AnalysisRepository {
    */
   async enqueue(work: NewWork, started: CloudEvent): Promise<void> {
     const _id = analysisId(work.accountId, work.guid);
+    this.cache.delete(_id);
     const now = new Date();
     const set = {
       ...work,
@@ -134,27 +148,49 @@ export class AnalysisRepository {
         outcome.event,
       ]),
     );
+    this.cache.delete(doc._id);
     if (res.matchedCount === 0) return false;
     await this.relay.flushSoon(this.Analysis, doc._id);
     return true;
   }
 
   /**
-   * The analyses of the given calls, by GUID (missing ones absent): one `_id` lookup each, in parallel,
-   * because stores like FerretDB do not push `$in` down to the index.
+   * The analyses of the given calls, by GUID (missing ones absent): from the read cache, else one `_id`
+   * lookup each, in parallel, because stores like FerretDB do not push `$in` down to the index.
    */
   async getMany(
     accountId: string,
     guids: readonly string[],
     withTranscript: boolean,
   ): Promise<Map<string, AnalysisDoc>> {
-    const projection = withTranscript ? { outbox: 0, segments: 0 } : { outbox: 0, segments: 0, 'result.transcript': 0 };
-    const unique = [...new Set(guids)];
-    const docs = await Promise.all(
-      unique.map((guid) => raw(this.Analysis).findOne({ _id: analysisId(accountId, guid), accountId }, { projection })),
-    );
+    const now = Date.now();
     const out = new Map<string, AnalysisDoc>();
-    for (const d of docs) if (d) out.set(d.guid, d as AnalysisDoc);
+    const missing: string[] = [];
+    for (const guid of new Set(guids)) {
+      const hit = this.cache.get(analysisId(accountId, guid));
+      if (hit && hit.until > now) out.set(guid, hit.doc);
+      else missing.push(guid);
+    }
+    const docs = await Promise.all(
+      missing.map((guid) =>
+        raw(this.Analysis).findOne(
+          { _id: analysisId(accountId, guid), accountId },
+          { projection: { outbox: 0, segments: 0 } },
+        ),
+      ),
+    );
+    for (const d of docs) {
+      if (!d) continue;
+      out.set(d.guid, d as AnalysisDoc);
+      if (this.readCache.ms > 0 && (d.state === 'processed' || d.state === 'failed')) {
+        if (this.cache.size >= this.readCache.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
+        this.cache.set(d._id, { doc: d as AnalysisDoc, until: now + this.readCache.ms });
+      }
+    }
+    if (!withTranscript) {
+      for (const [g, d] of out)
+        if (d.result?.transcript) out.set(g, { ...d, result: { ...d.result, transcript: null } });
+    }
     return out;
   }
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Runtime } from '@cc/runtime';
 import { CapturedLogs, freshName, type GatewayProcess, planGateway, testInfra } from '@cc/testing';
+import { Kafka, logLevel } from 'kafkajs';
 import type { mongo } from 'mongoose';
 import { readConfig } from '../../src/config';
 import { type AnalysisService, startService } from '../../src/service';
@@ -58,6 +59,25 @@ export function client(baseUrl: string, token: string) {
   };
 }
 
+/** Moves a fresh consumer group to the end of the topics, so the service sees only this test's events. */
+async function skipToEnd(brokers: string[], groupId: string, topics: string[]): Promise<void> {
+  const admin = new Kafka({ clientId: 'analysis-test', brokers, logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({ topics: topics.map((topic) => ({ topic })), waitForLeaders: true }).catch(() => false);
+    for (const topic of topics) {
+      const offsets = await admin.fetchTopicOffsets(topic);
+      await admin.setOffsets({
+        groupId,
+        topic,
+        partitions: offsets.map((o) => ({ partition: o.partition, offset: o.high })),
+      });
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /** The analysis service in-process on the real broker and store, behind a real gateway process. */
 export interface AnalysisUnderTest {
   service: AnalysisService;
@@ -78,6 +98,8 @@ export async function startAnalysis(env: Record<string, string> = {}): Promise<A
   const logs = new CapturedLogs();
   const dbName = freshName('cc_analysis');
   const finished: AnalysisUnderTest['finished'] = [];
+  const groupId = freshName('analysis-test');
+  await skipToEnd(infra.kafkaBrokers, groupId, ['cc.interaction.v1']);
   const config = {
     ...readConfig({
       ...process.env,
@@ -87,7 +109,7 @@ export async function startAnalysis(env: Record<string, string> = {}): Promise<A
       LOG_LEVEL: 'info',
       SHUTDOWN_DEADLINE_MS: '20000',
       AUTH_JWKS_URL: planned.jwksUrl,
-      ANALYSIS_CONSUMER_GROUP: freshName('analysis-test'),
+      ANALYSIS_CONSUMER_GROUP: groupId,
       ...env,
     }),
     PORT: 0,
