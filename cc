@@ -32,12 +32,26 @@ ensure_deps() {
   fi
 }
 
+ensure_python() {
+  # The analysis service's speech worker (PocketSphinx with its US-English model, from PyPI) goes into a
+  # git-ignored folder; reinstalled only when the pinned requirements change.
+  local req="services/analysis/worker/requirements.txt" target="$CC_TOOLS_DIR/python"
+  local stamp="$target/.cc-requirements-stamp"
+  if [ ! -f "$stamp" ] || ! cmp -s "$req" "$stamp"; then
+    command -v python3 >/dev/null || { say "python3 (with pip) is required for the analysis service"; exit 1; }
+    say "installing the speech worker's Python packages into $target"
+    rm -rf "$target.tmp" && mkdir -p "$target.tmp"
+    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps --target "$target.tmp" -r "$req" >&2
+    rm -rf "$target" && mv "$target.tmp" "$target" && cp "$req" "$stamp"
+  fi
+}
+
 cmd="${1:-help}"; shift || true
 case "$cmd" in
-  install) ensure_deps ;;
+  install) ensure_deps; ensure_python ;;
   stack) ensure_deps; exec bash deploy/local/stack.sh "$@" ;;
-  start) ensure_deps; exec bash deploy/local/start-all.sh "$@" ;;
-  test) ensure_deps; exec bash scripts/test-all.sh "$@" ;;
-  bench) ensure_deps; exec bash scripts/bench.sh "$@" ;;
+  start) ensure_deps; ensure_python; exec bash deploy/local/start-all.sh "$@" ;;
+  test) ensure_deps; ensure_python; exec bash scripts/test-all.sh "$@" ;;
+  bench) ensure_deps; ensure_python; exec bash scripts/bench.sh "$@" ;;
   *) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

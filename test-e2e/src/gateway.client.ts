@@ -128,7 +128,13 @@ export function uniqueSuffix(bytes = 4): string {
 }
 
 /** The scopes of the suite's tokens. */
-export type Scope = 'admin' | 'interactions:write' | 'agent' | 'stats' | 'interaction-content:read';
+export type Scope =
+  | 'admin'
+  | 'interactions:write'
+  | 'agent'
+  | 'stats'
+  | 'interaction-content:read'
+  | 'interaction-content:write';
 
 /** An account of its own for one scenario: its admin client and an application client (Invoke, Register, agents). */
 export interface Tenant {

@@ -32,7 +32,13 @@ const started = Date.now();
 const stats = { cases: 0, reject: 0, tolerated: 0, rateLimited: 0 };
 
 beforeAll(async () => {
-  tenant = await createTenant('sweep', ['interactions:write', 'agent', 'stats', 'interaction-content:read']);
+  tenant = await createTenant('sweep', [
+    'interactions:write',
+    'agent',
+    'stats',
+    'interaction-content:read',
+    'interaction-content:write',
+  ]);
   const v0 = expectStatus(
     await call<{ access_token: string }>({
       method: 'POST',

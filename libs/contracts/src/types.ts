@@ -800,7 +800,14 @@ export interface AccountView {
 /** Body creating an API client (admin). */
 export interface ApiClientCreate {
   name: string;
-  scopes: ('interactions:write' | 'stats' | 'interaction-content:read' | 'admin' | 'agent')[];
+  scopes: (
+    | 'interactions:write'
+    | 'stats'
+    | 'interaction-content:read'
+    | 'interaction-content:write'
+    | 'admin'
+    | 'agent'
+  )[];
 }
 
 /** An API client as the admin API shows it (the secret only at creation). */

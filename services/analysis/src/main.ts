@@ -1,17 +1,7 @@
-import { eventSchemas } from '@cc/contracts';
-import { startRuntime } from '@cc/runtime';
-import { config } from './config';
-import { producedTopics } from './events/topics';
-import { mountRoutes } from './http/routes';
+import { readConfig } from './config';
+import { startService } from './service';
 
-/** Composition root of the analysis service: config, connections, topics, HTTP, shutdown. */
-async function main(): Promise<void> {
-  const runtime = await startRuntime({ name: 'analysis', config, eventSchemas });
-  await runtime.ensureTopics(producedTopics);
-  await runtime.listen((app) => mountRoutes(app));
-}
-
-main().catch((err) => {
+startService(readConfig()).catch((err) => {
   process.stderr.write(
     `${JSON.stringify({ level: 'fatal', service: 'analysis', msg: 'failed to start', err: String(err?.stack ?? err) })}\n`,
   );

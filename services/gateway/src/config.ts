@@ -26,6 +26,10 @@ export const configSpec = {
   UPSTREAM_STATISTICS_URL: url({ default: 'http://127.0.0.1:8086', desc: 'The statistics service' }),
   PROXY_TIMEOUT_MS: num({ default: 30_000, desc: 'An upstream silent this long is answered 504' }),
   GATEWAY_BODY_LIMIT: str({ default: '1mb', desc: 'Largest proxied request body (e.g. 1mb, 512kb); larger is 413' }),
+  GATEWAY_MEDIA_BODY_LIMIT: str({
+    default: '50mb',
+    desc: 'Largest proxied media body (call recording uploads); larger is 413',
+  }),
   CORS_ORIGINS: str({ default: '', desc: 'Comma-separated origins allowed by CORS (empty: CORS off)' }),
   AUTH_ISSUER: str({ default: 'cc-suite', desc: '`iss` of the tokens: this gateway, or an external OIDC issuer' }),
   AUTH_AUDIENCE: str({ default: 'cc-suite-api', desc: '`aud` of the tokens' }),

@@ -36,6 +36,7 @@ export async function startService(
 ): Promise<GatewayService> {
   const defaults = checkRateLimit({ rps: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST });
   const bodyLimitBytes = parseByteSize(config.GATEWAY_BODY_LIMIT);
+  const mediaBodyLimitBytes = parseByteSize(config.GATEWAY_MEDIA_BODY_LIMIT);
   const box = createSecretBox(config.CC_ENCRYPTION_KEYS);
   const runtime = await startRuntime({
     name: 'gateway',
@@ -100,6 +101,7 @@ export async function startService(
     upstreams,
     timeoutMs: config.PROXY_TIMEOUT_MS,
     bodyLimitBytes,
+    mediaBodyLimitBytes,
     logger: logger.child({ component: 'proxy' }),
   });
   runtime.onShutdown('upstream connections', async () => proxy.close());
@@ -113,6 +115,7 @@ export async function startService(
         .map((o) => o.trim())
         .filter(Boolean),
       bodyLimitBytes,
+      mediaBodyLimitBytes,
       token: {
         ...(issuer ? { issuer } : {}),
         ...(keyRing ? { keyRing } : {}),

@@ -119,3 +119,87 @@ export const analysisItemByVersion: Readonly<Record<1 | 2 | 3, JsonSchema>> = {
   2: analysisItemV2,
   3: analysisItemV3,
 };
+
+/** Query of PUT /conversation-analyzer/recordings/{guid}. */
+export const recordingQuery: JsonSchema = {
+  type: 'object',
+  properties: {
+    agentChannel: {
+      type: 'string',
+      enum: ['left', 'right'],
+      default: 'left',
+      description: 'Stereo WAV only: the channel carrying the agent (the other is the customer).',
+    },
+  },
+  additionalProperties: false,
+};
+
+/** Answer of PUT /conversation-analyzer/recordings/{guid} (202). */
+export const recordingAccepted: JsonSchema = {
+  type: 'object',
+  required: ['guid', 'recordingId', 'status'],
+  properties: { guid, recordingId: guid, status: { type: 'string', const: 'processing' } },
+};
+
+/** The list endpoint's entry for a GUID the account has no recording of. */
+export const analysisNotFoundItem: JsonSchema = {
+  type: 'object',
+  required: ['guid', 'error'],
+  description: 'Stands in request order for a GUID the account has no recorded call of.',
+  properties: {
+    guid,
+    error: {
+      type: 'object',
+      required: ['status', 'code', 'title'],
+      properties: {
+        status: { type: 'integer', const: 404 },
+        code: { type: 'string', const: 'ANALYSIS.UNKNOWN_CALL' },
+        title: { type: 'string' },
+      },
+    },
+  },
+};
+
+const phrase: JsonSchema = { type: 'string', minLength: 1, maxLength: 200, pattern: '[\\p{L}\\p{N}]' };
+
+/** Body (and answer) of PUT /admin/analysis/categories: the account's category rules, replaced whole. */
+export const categoryRuleSet: JsonSchema = {
+  type: 'object',
+  required: ['categories'],
+  additionalProperties: false,
+  properties: {
+    categories: {
+      type: 'array',
+      maxItems: 100,
+      items: {
+        type: 'object',
+        required: ['category', 'subcategories'],
+        additionalProperties: false,
+        properties: {
+          category: text(200),
+          subcategories: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 100,
+            items: {
+              type: 'object',
+              required: ['name', 'phrases'],
+              additionalProperties: false,
+              properties: {
+                name: text(200),
+                phrases: {
+                  type: 'array',
+                  minItems: 1,
+                  maxItems: 100,
+                  items: phrase,
+                  description:
+                    'Matched as whole words on the normalized transcript (case, punctuation and apostrophes ignored).',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};

@@ -6,6 +6,7 @@ export const scopes = {
   'interactions:write': 'Invoke and Register (interactions API).',
   stats: 'Statistics and agent summaries.',
   'interaction-content:read': 'Recorded-call analysis (conversation analyzer).',
+  'interaction-content:write': 'Upload of call recordings for analysis (conversation analyzer).',
   admin: 'Administration API of the account.',
   agent: 'Agent-desktop API of the account.',
 } as const;

@@ -17,6 +17,11 @@ export interface RouteRule {
   /** `gateway` for what the gateway serves itself. */
   target: Upstream | 'gateway';
   access: Access;
+  /**
+   * The body is media (any Content-Type; the owning service checks it) under the larger media body limit,
+   * instead of JSON under the default limit.
+   */
+  mediaBody?: true;
 }
 
 /** A request path resolved to its rule. */
@@ -83,6 +88,14 @@ export const routeTable: readonly RouteRule[] = [
     target: 'statistics',
     access: { kind: 'v0' },
   },
+  {
+    name: 'analysis-recordings',
+    pattern: /^\/conversation-analyzer\/recordings\/[^/]+$/,
+    target: 'analysis',
+    access: scope('interaction-content:write'),
+    mediaBody: true,
+  },
+  { name: 'admin-analysis', pattern: under('/admin/analysis'), target: 'analysis', access: scope('admin') },
   {
     name: 'conversation-analyzer',
     pattern: under('/conversation-analyzer'),

@@ -109,13 +109,16 @@ export function declaresBody(req: Request): boolean {
 
 /**
  * Body rules of proxied requests, checked before any byte goes upstream: a body on POST/PUT/PATCH must be JSON
- * (415) and a declared length above the limit is a 413 (the streamed count catches chunked bodies).
+ * (415) except on media routes (recordings), and a declared length above the route's limit is a 413 (the
+ * streamed count catches chunked bodies).
  */
-export function proxiedBodyRules(limitBytes: number): RequestHandler {
+export function proxiedBodyRules(jsonLimitBytes: number, mediaLimitBytes = jsonLimitBytes): RequestHandler {
   return (req, res, next) => {
     const route = routeOf(res);
     if (!route || route.rule.target === 'gateway') return next();
+    const limitBytes = route.rule.mediaBody ? mediaLimitBytes : jsonLimitBytes;
     if (
+      !route.rule.mediaBody &&
       declaresBody(req) &&
       ['POST', 'PUT', 'PATCH'].includes(req.method) &&
       !req.is(['application/json', 'application/*+json'])

@@ -11,6 +11,8 @@ export interface ProxyOptions {
   upstreams: Record<Upstream, string>;
   timeoutMs: number;
   bodyLimitBytes: number;
+  /** Limit of media bodies (routes with `mediaBody`, e.g. recordings); default bodyLimitBytes. */
+  mediaBodyLimitBytes?: number;
   logger: Logger;
 }
 
@@ -62,11 +64,13 @@ export function createProxy(opts: ProxyOptions): { handler: RequestHandler; clos
     proxyServer.on('start', (req: IncomingMessage, res: ServerResponse) => {
       const flight: Flight = { startedAt: Date.now() };
       flights.set(req, flight);
+      const media = routeOf(res as unknown as { locals: Record<string, unknown> })?.rule.mediaBody === true;
+      const limitBytes = media ? (opts.mediaBodyLimitBytes ?? opts.bodyLimitBytes) : opts.bodyLimitBytes;
       // Counted in the same tick the body is piped upstream, so no chunk passes uncounted.
       let seen = 0;
       const onData = (chunk: Buffer) => {
         seen += chunk.length;
-        if (seen <= opts.bodyLimitBytes || flight.tooLarge) return;
+        if (seen <= limitBytes || flight.tooLarge) return;
         flight.tooLarge = true;
         req.off('data', onData);
         req.unpipe();
@@ -76,14 +80,9 @@ export function createProxy(opts: ProxyOptions): { handler: RequestHandler; clos
           sendProblem(
             req,
             res,
-            new AppError(
-              'REQUEST.TOO_LARGE',
-              `The request body exceeds the limit of ${opts.bodyLimitBytes} bytes`,
-              [],
-              {
-                limit: opts.bodyLimitBytes,
-              },
-            ),
+            new AppError('REQUEST.TOO_LARGE', `The request body exceeds the limit of ${limitBytes} bytes`, [], {
+              limit: limitBytes,
+            }),
             { Connection: 'close' },
           );
         }

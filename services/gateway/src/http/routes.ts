@@ -16,6 +16,8 @@ export interface GatewayHttpDeps {
   accountLimits: AccountLimits;
   corsOrigins: string[];
   bodyLimitBytes: number;
+  /** Limit of media bodies (recording uploads). */
+  mediaBodyLimitBytes?: number;
   token: TokenRoutesDeps;
   admin: AdminRoutesDeps;
   /** Streams routed requests to the owning services. */
@@ -42,6 +44,6 @@ export function mountRoutes(app: Express, deps: GatewayHttpDeps): void {
   app.use(authenticate(deps.verify));
   app.use(rateLimit(deps.limiter, deps.accountLimits));
   app.use(adminRoutes(deps.admin));
-  app.use(proxiedBodyRules(deps.bodyLimitBytes));
+  app.use(proxiedBodyRules(deps.bodyLimitBytes, deps.mediaBodyLimitBytes));
   app.use(deps.proxy);
 }
