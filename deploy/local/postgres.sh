@@ -127,7 +127,11 @@ postgres_stop() {
     log "postgres: stopping (SIGINT to pid $pid)"
     kill -INT "$pid" 2>/dev/null || true
     for ((i = 0; i < 60; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
+      if ! kill -0 "$pid" 2>/dev/null; then
+        rm -f "$PG_PID"
+        log "postgres: stopped"
+        return 0
+      fi
       sleep 0.5
     done
   fi
