@@ -1,4 +1,4 @@
-import { type DestinationStream, type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, pino, destination as pinoDestination } from 'pino';
 
 export type { Logger } from 'pino';
 
@@ -33,6 +33,8 @@ export function createLogger(service: string, level = 'info', destination?: Node
       redact: { paths: redactPaths, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
     },
-    destination as DestinationStream | undefined,
+    // Default: stdout written asynchronously (sonic-boom coalesces lines while a write is in flight; flushed
+    // synchronously on exit), so a request never waits for its access-log line to reach the terminal.
+    (destination as DestinationStream | undefined) ?? pinoDestination({ dest: 1, sync: false }),
   );
 }
