@@ -1,4 +1,4 @@
-import { type DestinationStream, type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, pino, destination as pinoDestination } from 'pino';
 import { censor, redactDeep } from './redact';
 import { traceLogFields } from './tracing';
 
@@ -44,6 +44,8 @@ export function createLogger(service: string, level = 'info', destination?: Node
       },
       mixin: traceLogFields, // trace_id and span_id of the active span, to find a request's lines
     },
-    destination as DestinationStream | undefined,
+    // Default: stdout written asynchronously (sonic-boom coalesces lines while a write is in flight; flushed
+    // synchronously on exit), so a request never waits for its access-log line to reach the terminal.
+    (destination as DestinationStream | undefined) ?? pinoDestination({ dest: 1, sync: false }),
   );
 }

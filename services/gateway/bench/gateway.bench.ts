@@ -13,7 +13,8 @@ import { writeBenchResult } from '@cc/testing';
 
 const root = resolve(__dirname, '../../..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const defaultConcurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const concurrency = defaultConcurrency;
 const path = '/stats/agent-activities?start=2024-05-01T00:00:00Z';
 
 function freePort(): Promise<number> {
@@ -64,7 +65,13 @@ interface Result {
 }
 
 /** Closed-loop load: `concurrency` workers on keep-alive connections, each sending its next request on an answer. */
-async function load(target: string, base: string, token: string, durationS: number): Promise<Result> {
+async function load(
+  target: string,
+  base: string,
+  token: string,
+  durationS: number,
+  concurrency = defaultConcurrency,
+): Promise<Result> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const url = new URL(path, base);
   const latencies: number[] = [];
@@ -181,17 +188,37 @@ async function main(): Promise<void> {
     process.stderr.write(`measuring ${seconds} s each at concurrency ${concurrency}...\n`);
     const direct = await load('direct', upstream, token, seconds);
     const viaGateway = await load('gateway', gateway, token, seconds);
+    // One request at a time: the latency the gateway adds when nothing queues.
+    const single = Math.max(2, Math.round(seconds / 2));
+    const direct1 = await load('direct, 1 concurrent', upstream, token, single, 1);
+    const viaGateway1 = await load('gateway, 1 concurrent', gateway, token, single, 1);
     const report = {
       endpoint: `GET ${path} (token verified by the service; gateway adds verification, rate limit, proxy)`,
       at: new Date().toISOString(),
       machine: { cpus: cpus().length, node: process.version },
       concurrency,
-      results: [direct, viaGateway],
+      results: [direct, viaGateway, direct1, viaGateway1],
       gatewayOverhead: {
         throughputRatio: Number((viaGateway.throughputRps / Math.max(1, direct.throughputRps)).toFixed(3)),
         p50AddedMs: Number((viaGateway.p50Ms - direct.p50Ms).toFixed(2)),
         p99AddedMs: Number((viaGateway.p99Ms - direct.p99Ms).toFixed(2)),
+        p50AddedMsAt1: Number((viaGateway1.p50Ms - direct1.p50Ms).toFixed(2)),
       },
+      // The suite's summary table reads these: {name, value, unit, note}.
+      rows: [
+        {
+          name: 'gateway/direct throughput',
+          value: Number((viaGateway.throughputRps / Math.max(1, direct.throughputRps)).toFixed(3)),
+          unit: 'x',
+          note: `${viaGateway.throughputRps} vs ${direct.throughputRps} req/s at ${concurrency} concurrent; target ≥ 0.7`,
+        },
+        {
+          name: 'gateway added p50 at 1 concurrent',
+          value: Number((viaGateway1.p50Ms - direct1.p50Ms).toFixed(2)),
+          unit: 'ms',
+          note: `${viaGateway1.p50Ms} vs ${direct1.p50Ms} ms; target ≤ 2`,
+        },
+      ],
       note: 'Load generator, gateway and service share the machine; compare the two rows of one run, not across machines.',
     };
     const dir = resolve(__dirname, 'results');

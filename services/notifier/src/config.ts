@@ -34,7 +34,7 @@ export const configSpec = {
     desc: 'Name of this instance on the deliveries it holds; a restart under the same name takes them back at once (default: host name and port)',
   }),
   MAX_RETRY_AFTER_MS: num({ default: 6 * 3_600_000, desc: 'Longest Retry-After (429/503) honoured' }),
-  ENDPOINT_CONCURRENCY: num({ default: 8, desc: 'POSTs in flight per provider endpoint' }),
+  ENDPOINT_CONCURRENCY: num({ default: 32, desc: 'POSTs in flight per provider endpoint' }),
   MAX_IN_FLIGHT: num({ default: 256, desc: 'POSTs in flight in this instance' }),
   BREAKER_FAILURE_THRESHOLD: num({
     default: 5,

@@ -93,7 +93,7 @@ export async function startService(
       }),
   });
   live.onSweep = async (cutoff) => {
-    await interactions.expire(cutoff, 500);
+    await interactions.expire(cutoff, 50);
   };
 
   const consumer = notifierConsumer({ deliveries, providers, interactions, box, pipeline: live });

@@ -1,8 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { Agent } from 'node:https';
+import { Agent, request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { rootCertificates } from 'node:tls';
-import axios, { type AxiosError, type AxiosInstance } from 'axios';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { type EndpointAllowlist, forbiddenAddress } from '../domain/address-policy';
 import type { AttemptResult } from '../domain/outcome';
 import { parseRetryAfter } from '../domain/schedule';
@@ -30,15 +29,14 @@ class ForbiddenAddressError extends Error {
 }
 
 /**
- * The one HTTP client for provider endpoints: axios over a keep-alive HTTPS agent, a deadline per
- * attempt, no redirects (a 3xx is a failed attempt), no proxies, and the SSRF rule applied where the
+ * The one HTTP client for provider endpoints: Node's own `https.request` over a keep-alive agent
+ * (no per-request client machinery on the hot path), a deadline per attempt, no redirects (a 3xx is a failed attempt), no proxies, and the SSRF rule applied where the
  * connection is made: the agent's DNS step refuses non-public addresses unless allowlisted, so the
  * address checked is the address connected to (no re-resolution in between). Never throws: every
  * outcome is an {@link AttemptResult}.
  */
 export class ProviderEndpointClient {
   private readonly agent: Agent;
-  private readonly http: AxiosInstance;
 
   constructor(private readonly opts: ProviderEndpointClientOptions) {
     const allowlist = opts.allowlist;
@@ -66,22 +64,15 @@ export class ProviderEndpointClient {
     }) as unknown as LookupFunction;
     this.agent = new Agent({
       keepAlive: true,
-      maxSockets: 16,
-      maxFreeSockets: 4,
+      maxSockets: 64,
+      maxFreeSockets: 32,
       timeout: 60_000,
       lookup,
-      ...(opts.extraCaPem ? { ca: [...rootCertificates, opts.extraCaPem] } : {}),
-    });
-    this.http = axios.create({
-      httpsAgent: this.agent,
-      maxRedirects: 0,
-      proxy: false,
-      timeout: opts.timeoutMs,
-      validateStatus: () => true,
-      responseType: 'arraybuffer',
-      maxContentLength: 1024 * 1024,
-      transformResponse: [(d: unknown) => d],
-      decompress: true,
+      // One secure context for every connection: a `ca` option would be parsed per connection and
+      // concatenated into the agent's pool key (~200 KB of PEM) on every request.
+      ...(opts.extraCaPem
+        ? { secureContext: createSecureContext({ ca: [...rootCertificates, opts.extraCaPem] }) }
+        : {}),
     });
   }
 
@@ -108,27 +99,50 @@ export class ProviderEndpointClient {
         };
       }
     }
-    try {
-      const res = await this.http.post(url.toString(), req.body, {
-        headers: {
-          ...req.headers,
-          'content-type': 'application/json',
-          'user-agent': this.opts.userAgent ?? 'cc-suite-notifier/1.0',
-        },
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
-      });
-      const retryAfter = parseRetryAfter(headerOf(res.headers, 'retry-after'), Date.now());
-      const location = headerOf(res.headers, 'location');
-      return {
-        kind: 'response',
-        status: res.status,
-        latencyMs: latency(),
-        ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
-        ...(location ? { location } : {}),
+    const headers: Record<string, string | number> = {
+      ...req.headers,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(req.body),
+      'user-agent': this.opts.userAgent ?? 'cc-suite-notifier/1.0',
+    };
+    return new Promise<AttemptResult>((resolve) => {
+      let settled = false;
+      const done = (result: AttemptResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result);
       };
-    } catch (err) {
-      return { kind: 'error', error: describeError(err as AxiosError, this.opts.timeoutMs), latencyMs: latency() };
-    }
+      // Redirects are never followed (a 3xx is an answer); no proxy is consulted.
+      const r = request(url, { method: 'POST', agent: this.agent, headers }, (res) => {
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxResponseBytes) {
+            res.destroy();
+            done({ kind: 'error', error: 'response too large', latencyMs: latency() });
+          }
+        });
+        res.on('error', () => undefined);
+        res.on('end', () => {
+          const retryAfter = parseRetryAfter(headerOf(res.headers, 'retry-after'), Date.now());
+          const location = headerOf(res.headers, 'location');
+          done({
+            kind: 'response',
+            status: res.statusCode ?? 0,
+            latencyMs: latency(),
+            ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
+            ...(location ? { location } : {}),
+          });
+        });
+      });
+      const timer = setTimeout(() => {
+        done({ kind: 'error', error: `timeout: no response within ${this.opts.timeoutMs} ms`, latencyMs: latency() });
+        r.destroy();
+      }, this.opts.timeoutMs);
+      r.on('error', (err) => done({ kind: 'error', error: describeError(err), latencyMs: latency() }));
+      r.end(req.body);
+    });
   }
 
   /** Closes idle keep-alive sockets. */
@@ -146,23 +160,16 @@ function headerOf(headers: unknown, name: string): string | undefined {
 }
 
 /** A short, secret-free description of a transport failure. */
-function describeError(err: AxiosError, timeoutMs: number): string {
-  const cause = (err.cause ?? {}) as { code?: string; message?: string };
-  const code = cause.code ?? err.code ?? '';
-  if (code === 'ENDPOINT_FORBIDDEN') return cause.message ?? 'endpoint address not allowed';
-  if (
-    code === 'ECONNABORTED' ||
-    code === 'ETIMEDOUT' ||
-    code === 'ERR_CANCELED' ||
-    code === 'ABORT_ERR' ||
-    err.name === 'CanceledError'
-  ) {
-    return `timeout: no response within ${timeoutMs} ms`;
-  }
+function describeError(err: Error & { code?: string }): string {
+  const code = err.code ?? '';
+  if (code === 'ENDPOINT_FORBIDDEN' || err instanceof ForbiddenAddressError) return err.message;
+  if (code === 'ETIMEDOUT' || code === 'ABORT_ERR') return 'timeout: no response in time';
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection reset';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'endpoint host not found';
-  if (code === 'ERR_FR_MAX_BODY_LENGTH_EXCEEDED' || code === 'ERR_BAD_RESPONSE') return 'response too large';
   if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code)) return `TLS: ${code}`;
   return `${code || err.name || 'error'}: ${(err.message ?? '').slice(0, 200)}`;
 }
+
+/** Larger answers are cut off (the notifier reads none of it). */
+const maxResponseBytes = 1024 * 1024;

@@ -48,6 +48,7 @@ export interface DeliveryListQuery {
 }
 
 const recoveryProjection = { attempts: 0, outbox: 0 };
+const bulkChunk = 50;
 
 function isDuplicateKey(err: unknown): boolean {
   return (err as { code?: number })?.code === 11000;
@@ -123,16 +124,18 @@ export class DeliveryRepository {
    * attempt records only.
    */
   async writeOutcomes(writes: OutcomeWrite[]): Promise<void> {
-    if (writes.length === 0) return;
-    await this.raw.bulkWrite(
-      writes.map((w) => ({
-        updateOne: {
-          filter: { _id: w.id },
-          update: w.version >= 0 ? outcomeUpdate(w) : { $push: { attempts: { $each: w.attempts } } },
-        },
-      })),
-      { ordered: false },
-    );
+    // At most `bulkChunk` updates per command: the local FerretDB stalled on bulks of 100+ updates before.
+    for (let i = 0; i < writes.length; i += bulkChunk) {
+      await this.raw.bulkWrite(
+        writes.slice(i, i + bulkChunk).map((w) => ({
+          updateOne: {
+            filter: { _id: w.id },
+            update: w.version >= 0 ? outcomeUpdate(w) : { $push: { attempts: { $each: w.attempts } } },
+          },
+        })),
+        { ordered: false },
+      );
+    }
   }
 
   /** Every open delivery (recovery at start and the safety sweep's takeover; equality on the indexed state). */

@@ -715,7 +715,7 @@ export class DeliveryPipeline {
   private async sweep(): Promise<void> {
     await this.takeOver(false);
     const cutoff = new Date(Date.now() - this.deps.config.retentionMs);
-    const expired = await this.deps.deliveries.expireFinished(cutoff, 500);
+    const expired = await this.deps.deliveries.expireFinished(cutoff, 50);
     if (expired) this.log.info({ expired }, 'finished deliveries expired');
     await this.onSweep?.(cutoff);
   }
