@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { kafkaSecurity } from '@cc/bus';
 import { baseConfigSpec, loadConfig } from '@cc/kit';
 import { freeLoopbackPort } from '@cc/testing';
+import { startGroupsAtEnd } from './support/kafka-groups';
 import { rewriteForLocal } from './support/local-rewrite';
 import { overlays, renderOverlay, root, workloadEnvs } from './support/manifests';
 import { gatewayCli, ServiceProcess } from './support/service-process';
@@ -44,6 +45,10 @@ describe.each(overlays())('the %s overlay, rendered and started', (overlay) => {
       service: w.service,
       env: rewriteForLocal(w.env, { service: w.service, ports, kafkaBrokers, mongoUrl, suffix, testSecrets }),
     }));
+    await startGroupsAtEnd(
+      kafkaBrokers,
+      envs.flatMap((e) => (e.env.KAFKA_GROUP_ID ? [e.env.KAFKA_GROUP_ID] : [])),
+    );
     for (const { service, env } of envs) running.push(ServiceProcess.start(service, env, logDir));
     await Promise.all(running.map((p) => p.waitFor('/readyz')));
   }, 240_000);
@@ -79,5 +84,5 @@ describe.each(overlays())('the %s overlay, rendered and started', (overlay) => {
     expect(status('token (interactions:write)')).toBe(200);
     expect(status('Invoke')).toBe(202);
     expect(status('statistics query')).toBeLessThan(500);
-  }, 180_000);
+  }, 300_000);
 });

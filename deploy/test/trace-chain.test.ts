@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { resolve } from 'node:path';
-import { createKafka } from '@cc/bus';
-import { createLogger, initTracing } from '@cc/kit';
+import { initTracing } from '@cc/kit';
 import { eventually, freeLoopbackPort, selfSignedCertificate } from '@cc/testing';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { loadGatewayConfig } from '../../services/gateway/src/config';
@@ -14,6 +13,7 @@ import { readConfig as providerRegistryConfig } from '../../services/provider-re
 import { startService as startProviderRegistry } from '../../services/provider-registry/src/service';
 import { readConfig as routingConfig } from '../../services/routing/src/config';
 import { startService as startRouting } from '../../services/routing/src/service';
+import { startGroupsAtEnd } from './support/kafka-groups';
 import { root } from './support/manifests';
 
 // One trace across the suite: a client's Invoke (a release of an assigned interaction) through the gateway to
@@ -66,24 +66,7 @@ beforeAll(async () => {
     AUTH_JWKS_URL: `${gatewayUrl}/.well-known/jwks.json`,
   });
   // Fresh consumer groups start at the end of the shared topics: other tests' history is not this test's work.
-  const kafka = createKafka({
-    brokers: kafkaBrokers.split(','),
-    clientId: 'trace-test',
-    logger: createLogger('trace-test', 'silent'),
-  });
-  const admin = kafka.admin();
-  await admin.connect();
-  for (const group of [`cc.routing.${suffix}`, `cc.notifier.${suffix}`]) {
-    for (const topic of ['cc.provider.v1', 'cc.interaction.v1']) {
-      const offsets = await admin.fetchTopicOffsets(topic);
-      await admin.setOffsets({
-        groupId: group,
-        topic,
-        partitions: offsets.map((o) => ({ partition: o.partition, offset: o.high })),
-      });
-    }
-  }
-  await admin.disconnect();
+  await startGroupsAtEnd(kafkaBrokers, [`cc.routing.${suffix}`, `cc.notifier.${suffix}`]);
   const gw = await startGateway(
     loadGatewayConfig({
       ...common('gateway'),
@@ -135,7 +118,11 @@ afterAll(async () => {
   await new Promise<void>((r) => (endpoint ? endpoint.close(() => r()) : r()));
 }, 60_000);
 
+const tokens = new Map<string, string>(); // one per scope: the token endpoint is rate-limited per address
+
 async function token(scope: string): Promise<string> {
+  const cached = tokens.get(scope);
+  if (cached) return cached;
   const res = await fetch(`${gatewayUrl}/Auth/connect/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -147,7 +134,9 @@ async function token(scope: string): Promise<string> {
     }).toString(),
   });
   if (res.status !== 200) throw new Error(`token ${scope}: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { access_token: string }).access_token;
+  const issued = ((await res.json()) as { access_token: string }).access_token;
+  tokens.set(scope, issued);
+  return issued;
 }
 
 async function api<T>(
@@ -203,7 +192,7 @@ it('one Invoke is one trace: gateway -> routing -> Kafka -> notifier -> provider
       if (r.status !== 202) throw new Error(`Invoke: ${r.status} ${JSON.stringify(r.body)}`);
       return r;
     },
-    { timeoutMs: 60_000, intervalMs: 250, what: `routing to learn provider ${provider}` },
+    { timeoutMs: 150_000, intervalMs: 500, what: `routing to learn provider ${provider}` },
   );
   await ok('agent', 'PUT', `/agent-desktop/agents/${agent.agentId}/presence`, 200, { presence: 'Ready' });
   const offer = await eventually<{ offerId: string } | undefined>(
@@ -247,4 +236,4 @@ it('one Invoke is one trace: gateway -> routing -> Kafka -> notifier -> provider
   ]);
   expect(new Set(chain.map((s) => s.spanContext().traceId)).size).toBe(1);
   expect(post.traceparent).toBe(`00-${chain[0]?.spanContext().traceId}-${postSpanId}-01`);
-}, 240_000);
+}, 360_000);

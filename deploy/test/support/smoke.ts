@@ -37,7 +37,11 @@ export async function smoke(gatewayUrl: string, client: SmokeClient, suffix: str
     if (!ok(r.status)) throw new Error(`smoke step "${step}" answered ${r.status}: ${JSON.stringify(r.body)}`);
     return r.body;
   };
+  // One token per scope (the token endpoint is rate-limited per address, as in production).
+  const tokens = new Map<string, string>();
   const token = async (scope: string) => {
+    const cached = tokens.get(scope);
+    if (cached) return cached;
     const r = await call(`${gatewayUrl}/Auth/connect/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -48,7 +52,9 @@ export async function smoke(gatewayUrl: string, client: SmokeClient, suffix: str
         scope,
       }).toString(),
     });
-    return (expect(`token (${scope})`, r, (s) => s === 200) as { access_token: string }).access_token;
+    const issued = (expect(`token (${scope})`, r, (s) => s === 200) as { access_token: string }).access_token;
+    tokens.set(scope, issued);
+    return issued;
   };
   const api = async (scope: string, method: string, path: string, json?: unknown) =>
     call(`${gatewayUrl}${path}`, {
@@ -90,7 +96,7 @@ export async function smoke(gatewayUrl: string, client: SmokeClient, suffix: str
       });
       return (r.body as { code?: string }).code === 'INVOKE.UNKNOWN_PROVIDER' ? undefined : r;
     },
-    { timeoutMs: 60_000, intervalMs: 250, what: `routing to learn provider ${provider} from Kafka` },
+    { timeoutMs: 150_000, intervalMs: 500, what: `routing to learn provider ${provider} from Kafka` },
   );
   if (!invoke) throw new Error('Invoke gave no answer');
   expect('Invoke', invoke, (s) => s === 202);
