@@ -44,6 +44,7 @@ if [ -z "${KAFKA_BROKERS:-}" ] || [ -z "${MONGO_URL:-}" ]; then
 fi
 export KAFKA_BROKERS MONGO_URL
 jest_tier "integration tests" "$results/integration.json" --selectProjects integration --runInBand
+# The end-to-end tier includes the short schemathesis run (test-e2e/test/fuzz.e2e.test.ts; ./cc fuzz is the long one).
 if [ -f test-e2e/run.sh ]; then
   step "end-to-end tests"
   bash test-e2e/run.sh "$results/e2e.json"
