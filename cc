@@ -3,6 +3,7 @@
 # python3 with pip (README lists versions):
 #   ./cc start   local Kafka + store + every service; prints the gateway URL; Ctrl-C stops all
 #   ./cc test    lint, typecheck, layer rules, contracts, unit, integration and end-to-end tests
+#   ./cc fuzz    schemathesis against every OpenAPI document of the running suite (see scripts/fuzz.sh)
 # Also: ./cc stack {start|stop|status|reset|wait}, ./cc install, ./cc bench
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -53,5 +54,6 @@ case "$cmd" in
   start) ensure_deps; ensure_python; exec bash deploy/local/start-all.sh "$@" ;;
   test) ensure_deps; ensure_python; exec bash scripts/test-all.sh "$@" ;;
   bench) ensure_deps; ensure_python; exec bash scripts/bench.sh "$@" ;;
-  *) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  fuzz) ensure_deps; exec bash scripts/fuzz.sh "$@" ;;
+  *) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -67,6 +67,7 @@ export KAFKA_BROKERS MONGO_URL
 jest_tier "integration tests" "$results/integration.json" --selectProjects integration --runInBand
 # The manifests and docker-compose.yml configure a working suite; the compiled services start.
 jest_tier "deployment checks" "$results/deploy.json" --selectProjects deploy --runInBand
+# The end-to-end tier includes the short schemathesis run (test-e2e/test/fuzz.e2e.test.ts; ./cc fuzz is the long one).
 if [ -f test-e2e/run.sh ]; then
   step "end-to-end tests"
   bash test-e2e/run.sh "$results/e2e.json"
