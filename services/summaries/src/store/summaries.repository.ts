@@ -123,27 +123,26 @@ export class SummariesRepository {
     watermark: number | null;
   }): Promise<void> {
     const meta = this.m.Meta.collection;
-    const hasVersions = changes.buckets.length + changes.agents.length > 0;
-    await Promise.all([
-      hasVersions
-        ? this.log().insertOne(
-            this.entry(
-              changes.buckets.map((b) => this.bucketDoc(b)),
-              changes.agents.map((s) => this.agentDoc(s)),
-            ),
-          )
-        : undefined,
-      ...changes.flags.map((f) =>
-        this.m.Account.collection.replaceOne(
-          { _id: f.accountId as never },
-          { agentSummaries: f.enabled, flagsAt: new Date(f.at) },
-          { upsert: true },
+    // One write after the other: concurrent writes to one database of the SQLite-backed store contend
+    // for its lock (a flush once stalled for 87 s that way).
+    if (changes.buckets.length + changes.agents.length > 0) {
+      await this.log().insertOne(
+        this.entry(
+          changes.buckets.map((b) => this.bucketDoc(b)),
+          changes.agents.map((s) => this.agentDoc(s)),
         ),
-      ),
-      changes.watermark !== null
-        ? meta.replaceOne({ _id: 'watermark' as never }, { at: new Date(changes.watermark) }, { upsert: true })
-        : undefined,
-    ]);
+      );
+    }
+    for (const f of changes.flags) {
+      await this.m.Account.collection.replaceOne(
+        { _id: f.accountId as never },
+        { agentSummaries: f.enabled, flagsAt: new Date(f.at) },
+        { upsert: true },
+      );
+    }
+    if (changes.watermark !== null) {
+      await meta.replaceOne({ _id: 'watermark' as never }, { at: new Date(changes.watermark) }, { upsert: true });
+    }
     this.written += changes.buckets.length;
   }
 
