@@ -38,26 +38,51 @@ export async function startService(
   try {
     await runtime.ensureTopics(producedTopics);
     const models = summariesModels(runtime.conn);
-    await runtime.useModels([models.Bucket, models.Agent, models.Account, models.Meta]);
-    const repo = new SummariesRepository(models);
+    await runtime.useModels([models.Account, models.Meta]);
+    const repo = new SummariesRepository(models, runtime.conn.getClient().db(config.MONGO_DB));
     const book = new SummaryBook();
     const flags = new AccountFlags();
     const retentionMs = config.RETENTION_DAYS * dayMs;
     const loaded = await repo.load(book, new Date(Date.now() - retentionMs));
     for (const f of loaded.flags) flags.load(f);
     const watermark = new Watermark(config.WATERMARK_GRACE_MS, loaded.watermark);
-    runtime.logger.info({ accounts: loaded.flags.length, watermark: loaded.watermark }, 'summaries loaded');
+    runtime.logger.info(
+      { buckets: book.size(), accounts: loaded.flags.length, watermark: loaded.watermark },
+      'summaries loaded',
+    );
 
-    const flush = async () => {
-      const changes = { ...book.takeDirty(), flags: flags.takeDirty() };
-      try {
-        await repo.save({ ...changes, watermark: watermark.upTo() });
-      } catch (err) {
-        book.restoreDirty(changes);
-        flags.restoreDirty(changes.flags);
-        throw err;
-      }
+    // Store writes one at a time: a batch's flush, or a compaction of the stored versions.
+    let chain: Promise<unknown> = Promise.resolve();
+    const exclusive = <T>(run: () => Promise<T>): Promise<T> => {
+      const next = chain.then(run, run);
+      chain = next.catch(() => undefined);
+      return next;
     };
+    let compactDue = false;
+    const compact = async () => {
+      const started = Date.now();
+      const live = book.snapshot();
+      await repo.compact(live);
+      compactDue = false;
+      runtime.logger.info({ buckets: live.buckets.length, ms: Date.now() - started }, 'stored summaries compacted');
+    };
+    const flush = () =>
+      exclusive(async () => {
+        const changes = { ...book.takeDirty(), flags: flags.takeDirty() };
+        const started = Date.now();
+        try {
+          await repo.save({ ...changes, watermark: watermark.upTo() });
+          runtime.logger.debug(
+            { buckets: changes.buckets.length, agents: changes.agents.length, ms: Date.now() - started },
+            'batch written',
+          );
+        } catch (err) {
+          book.restoreDirty(changes);
+          flags.restoreDirty(changes.flags);
+          throw err;
+        }
+        if (compactDue || repo.needsCompaction(book.size())) await compact();
+      });
     const consumer = await runtime.consume({
       groupId: config.CONSUMER_GROUP,
       topics: [config.AGENT_ACTIVITY_TOPIC, config.ACCOUNT_TOPIC],
@@ -67,11 +92,10 @@ export async function startService(
     });
     watermark.attach(consumer);
 
-    // App-side expiry (no TTL indexes on the portable store): hourly, a full delete by period.
+    // Hourly expiry: forget old periods in memory; the next compaction leaves them out of the store.
     const expiry = setInterval(() => {
-      const before = Date.now() - retentionMs;
-      book.expire(before);
-      repo.expire(new Date(before)).catch((err) => runtime.logger.warn({ err }, 'bucket expiry failed'));
+      book.expire(Date.now() - retentionMs);
+      compactDue = true;
     }, 3_600_000);
     expiry.unref();
     runtime.onShutdown('expiry', async () => clearInterval(expiry));

@@ -44,6 +44,8 @@ interface AccountBook {
   sortedAgents: Map<number, string[]>;
   agents: Map<string, AgentState>;
   agentPeriods: Map<string, Set<number>>;
+  /** The upTo open intervals were last written up to (reset by every event). */
+  materializedTo: number;
 }
 
 /** A query of one account's summaries (times in epoch ms). */
@@ -54,6 +56,17 @@ export interface BookQuery {
   revisedSince?: number;
   page: number;
   limit: number;
+}
+
+/** How long a closed interval's key is kept after the agent's newest closed interval started. */
+const closedKeyMs = 6 * 3_600_000;
+
+// Closed keys only stop a late start event from reopening an interval: hours of them are plenty, and
+// fewer keep each agent's stored state small.
+function pruneClosed(s: AgentState): void {
+  let newest = Number.NEGATIVE_INFINITY;
+  for (const start of s.closed.values()) if (start > newest) newest = start;
+  for (const [k, start] of s.closed) if (start < newest - closedKeyMs) s.closed.delete(k);
 }
 
 function lowerBound(sorted: number[], x: number): number {
@@ -80,7 +93,14 @@ export class SummaryBook {
   private account(accountId: string): AccountBook {
     let a = this.accounts.get(accountId);
     if (!a) {
-      a = { buckets: new Map(), periods: [], sortedAgents: new Map(), agents: new Map(), agentPeriods: new Map() };
+      a = {
+        buckets: new Map(),
+        periods: [],
+        sortedAgents: new Map(),
+        agents: new Map(),
+        agentPeriods: new Map(),
+        materializedTo: Number.NEGATIVE_INFINITY,
+      };
       this.accounts.set(accountId, a);
     }
     return a;
@@ -158,6 +178,7 @@ export class SummaryBook {
     const { closed, opened } = intervalsOf(event);
     if (!closed.length && !opened.length) return;
     const s = this.agent(accountId, (event.data as { agentId: string }).agentId);
+    this.account(accountId).materializedTo = Number.NEGATIVE_INFINITY;
     for (const iv of closed) {
       const before = s.open.get(iv.key);
       s.open.delete(iv.key);
@@ -169,6 +190,7 @@ export class SummaryBook {
         for (let p = periodOf(iv.start); p <= before.reach; p += periodMs)
           if (!shares.has(p)) this.removePart(s, p, iv.key, now);
     }
+    if (s.closed.size > 256) pruneClosed(s);
     for (const iv of opened) {
       if (s.closed.has(iv.key) || s.open.has(iv.key)) continue;
       const start = periodOf(iv.start);
@@ -182,14 +204,14 @@ export class SummaryBook {
   /** Writes every open interval's time up to `upTo` into the account's buckets (no revision bump). */
   materialize(accountId: string, upTo: number): void {
     const a = this.accounts.get(accountId);
-    if (!a) return;
+    if (!a || upTo <= a.materializedTo) return;
+    a.materializedTo = upTo;
     for (const s of a.agents.values()) {
       for (const o of s.open.values()) {
         if (o.iv.start >= upTo) continue;
         const from = o.reach ?? periodOf(o.iv.start);
         let reach = from;
-        for (const [p, c] of contributionsOf(o.iv, upTo)) {
-          if (p < from) continue;
+        for (const [p, c] of contributionsOf(o.iv, upTo, from)) {
           this.setPart(s, p, o.iv.key, c, null);
           reach = Math.max(reach, p);
         }
@@ -279,6 +301,24 @@ export class SummaryBook {
     const into = this.agent(s.accountId, s.agentId);
     into.open = new Map(s.open.map((o) => [o.iv.key, o]));
     into.closed = new Map(s.closed);
+  }
+
+  /** Every bucket and agent state held (to rewrite the store's live state). */
+  snapshot(): { buckets: Bucket[]; agents: AgentState[] } {
+    const buckets: Bucket[] = [];
+    const agents: AgentState[] = [];
+    for (const a of this.accounts.values()) {
+      for (const inPeriod of a.buckets.values()) buckets.push(...inPeriod.values());
+      agents.push(...a.agents.values());
+    }
+    return { buckets, agents };
+  }
+
+  /** How many buckets are held. */
+  size(): number {
+    let n = 0;
+    for (const a of this.accounts.values()) for (const inPeriod of a.buckets.values()) n += inPeriod.size;
+    return n;
   }
 
   /** Forgets buckets of periods before `before` and closed-interval keys that started before it. */

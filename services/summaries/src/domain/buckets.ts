@@ -45,7 +45,11 @@ export type Counters = Record<string, number>;
  * the agent logged out and back in: a period spent wholly logged out has no summary (like an agent who
  * never logged in), and a long absence cannot revise periods already served.
  */
-export function contributionsOf(iv: Interval, openUntil: number): Map<number, Counters> {
+export function contributionsOf(
+  iv: Interval,
+  openUntil: number,
+  fromPeriod = Number.NEGATIVE_INFINITY,
+): Map<number, Counters> {
   const out = new Map<number, Counters>();
   const add = (p: number, k: string, v: number) => {
     const c = out.get(p) ?? {};
@@ -54,21 +58,25 @@ export function contributionsOf(iv: Interval, openUntil: number): Map<number, Co
   };
   const first = periodOf(iv.start);
   const end = iv.end ?? Math.max(iv.start, openUntil);
+  // Only periods from `fromPeriod` on (an open interval's earlier periods are already written).
+  const from = Math.max(first, fromPeriod);
+  const inRange = (p: number) => p >= fromPeriod;
   if (iv.kind === 'presence') {
     const timeKey = `ps|${iv.state}|t`;
     const lastLoggedOut = iv.end === null ? first : periodOf(iv.end);
-    for (let p = first; p < end; p += periodMs) {
+    for (let p = from; p < end; p += periodMs) {
       if (iv.state === 'LoggedOut' && p !== first && p !== lastLoggedOut) continue;
       add(p, timeKey, Math.min(end, p + periodMs) - Math.max(iv.start, p));
     }
-    add(first, `ps|${iv.state}|n`, 1);
+    if (inRange(first)) add(first, `ps|${iv.state}|n`, 1);
     return out;
   }
   const timeKey = `ht|${iv.segment}|${iv.dir}`;
-  for (let p = first; p < end; p += periodMs) add(p, timeKey, Math.min(end, p + periodMs) - Math.max(iv.start, p));
-  if (!out.has(first)) out.set(first, {});
-  if (iv.segment === 'HeldExternalParty') add(first, `ac|HoldExternalParty|${iv.dir}`, 1);
-  if (iv.segment === 'Ringing' && iv.end !== null && iv.outcome) add(periodOf(iv.end), `of|${iv.outcome}|${iv.dir}`, 1);
+  for (let p = from; p < end; p += periodMs) add(p, timeKey, Math.min(end, p + periodMs) - Math.max(iv.start, p));
+  if (inRange(first) && !out.has(first)) out.set(first, {});
+  if (iv.segment === 'HeldExternalParty' && inRange(first)) add(first, `ac|HoldExternalParty|${iv.dir}`, 1);
+  if (iv.segment === 'Ringing' && iv.end !== null && iv.outcome && inRange(periodOf(iv.end)))
+    add(periodOf(iv.end), `of|${iv.outcome}|${iv.dir}`, 1);
   return out;
 }
 

@@ -1,8 +1,8 @@
 import { type Connection, Schema } from 'mongoose';
 
-/** A stored bucket: `_id` is `<account>|<agent>|<period ISO>`; `parts` holds each interval's share. */
-export interface BucketDoc {
-  _id: string;
+/** A bucket as stored (`bucketId` is `<account>|<agent>|<period ISO>`). */
+export interface BucketVersion {
+  bucketId: string;
   accountId: string;
   agentId: string;
   period: Date;
@@ -11,13 +11,26 @@ export interface BucketDoc {
   revisedAt: Date;
 }
 
-/** A stored agent state: its open intervals and the keys of closed ones (`_id` is `<account>|<agent>`). */
-export interface AgentDoc {
-  _id: string;
+/** An agent's state as stored: open intervals and the keys of closed ones (`agentKey` is `<account>|<agent>`). */
+export interface AgentVersion {
+  agentKey: string;
   accountId: string;
   agentId: string;
   open: { iv: Record<string, unknown>; reach: number | null }[];
   closed: Record<string, number>;
+}
+
+/**
+ * One log entry: the versions one consumed batch wrote (or one chunk of a compaction), as one JSON
+ * string. Entries are only inserted; replayed in `v` order, the latest version of each bucket and agent wins.
+ */
+export interface LogDoc {
+  _id: string;
+  v: number;
+  /** How many bucket versions `data` holds. */
+  buckets: number;
+  /** `{buckets: BucketVersion[], agents: AgentVersion[]}` as JSON. */
+  data: string;
 }
 
 /** The summaries feature flag of an account, the latest by the event's occurredAt. */
@@ -27,50 +40,23 @@ export interface AccountDoc {
   flagsAt: Date;
 }
 
-/** The consumer's watermark, so a restarted service answers the upTo it had reached. */
+/** The consumer's watermark (`_id: 'watermark'`) and the live generation of the version collections (`_id: 'generation'`). */
 export interface MetaDoc {
   _id: string;
-  at: Date;
+  at?: Date;
+  generation?: number;
 }
-
-const bucketSchema = new Schema<BucketDoc>(
-  {
-    _id: String,
-    accountId: { type: String, required: true },
-    agentId: { type: String, required: true },
-    period: { type: Date, required: true },
-    parts: { type: Schema.Types.Mixed, default: {} },
-    revision: { type: Number, required: true },
-    revisedAt: { type: Date, required: true },
-  },
-  { versionKey: false, minimize: false },
-);
-// The documented index on (account, timestamp); the hot query is served from memory (see README).
-bucketSchema.index({ accountId: 1, period: -1 });
-
-const agentSchema = new Schema<AgentDoc>(
-  {
-    _id: String,
-    accountId: { type: String, required: true },
-    agentId: { type: String, required: true },
-    open: { type: Schema.Types.Mixed, default: [] },
-    closed: { type: Schema.Types.Mixed, default: {} },
-  },
-  { versionKey: false, minimize: false },
-);
 
 const accountSchema = new Schema<AccountDoc>(
   { _id: String, agentSummaries: { type: Boolean, required: true }, flagsAt: { type: Date, required: true } },
   { versionKey: false },
 );
 
-const metaSchema = new Schema<MetaDoc>({ _id: String, at: { type: Date, required: true } }, { versionKey: false });
+const metaSchema = new Schema<MetaDoc>({ _id: String, at: Date, generation: Number }, { versionKey: false });
 
-/** The summaries service's collections. */
+/** The summaries service's fixed collections (the version collections are per generation, see the repository). */
 export function summariesModels(conn: Connection) {
   return {
-    Bucket: conn.models.SummaryBucket ?? conn.model<BucketDoc>('SummaryBucket', bucketSchema, 'summary_buckets'),
-    Agent: conn.models.SummaryAgent ?? conn.model<AgentDoc>('SummaryAgent', agentSchema, 'summary_agents'),
     Account: conn.models.SummaryAccount ?? conn.model<AccountDoc>('SummaryAccount', accountSchema, 'summary_accounts'),
     Meta: conn.models.SummaryMeta ?? conn.model<MetaDoc>('SummaryMeta', metaSchema, 'summary_meta'),
   };

@@ -48,6 +48,18 @@ describe('contributions of one interval', () => {
     expect(shares.get(t('2026-01-01T12:00:00Z'))).toEqual({ 'ht|Connected|outbound': 420_000 });
   });
 
+  it('writes only periods from fromPeriod on (an open interval already written before)', () => {
+    const shares = contributionsOf(
+      { kind: 'presence', key: 'p', state: 'Ready', start: t('2026-01-01T10:05:00Z'), end: null },
+      t('2026-01-01T10:40:00Z'),
+      t('2026-01-01T10:15:00Z'),
+    );
+    expect(Object.fromEntries([...shares].map(([p, c]) => [new Date(p).toISOString().slice(11, 16), c]))).toEqual({
+      '10:15': { 'ps|Ready|t': 900_000 },
+      '10:30': { 'ps|Ready|t': 600_000 },
+    });
+  });
+
   it('counts LoggedOut time only in the periods of logging out and back in', () => {
     const shares = contributionsOf(
       {
