@@ -62,13 +62,14 @@ export function suiteEnv(base: Record<string, string>): Record<string, string> {
  * scenarios wait; gateway rate limits raised so the bad-input sweep measures validation, not throttling.
  */
 /** The consumer groups of the e2e run's services (see serviceEnv). */
-export const e2eConsumerGroups = ['cc-e2e.routing', 'cc-e2e.notifier', 'cc-e2e.summaries', 'cc-e2e.analysis'];
+export const e2eConsumerGroups = ['cc-e2e.routing', 'cc-e2e.notifier', 'cc-e2e.summaries', 'cc-e2e.analysis', 'cc-e2e.statistics'];
 
 const serviceEnv: Partial<Record<ServiceName, Record<string, string>>> = {
   gateway: { RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '2000', TOKEN_ATTEMPTS_PER_MINUTE: '100000' },
   routing: { KAFKA_GROUP_ID: 'cc-e2e.routing', OFFER_TIMEOUT_MS: '120000' },
   summaries: { CONSUMER_GROUP: 'cc-e2e.summaries', WATERMARK_GRACE_MS: '1000' },
   analysis: { ANALYSIS_CONSUMER_GROUP: 'cc-e2e.analysis' },
+  statistics: { CONSUMER_GROUP: 'cc-e2e.statistics' },
   notifier: {
     KAFKA_GROUP_ID: 'cc-e2e.notifier',
     NOTIFIER_EXTRA_CA_FILE: tlsCertFile,
