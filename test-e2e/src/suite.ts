@@ -62,7 +62,13 @@ export function suiteEnv(base: Record<string, string>): Record<string, string> {
  * scenarios wait; gateway rate limits raised so the bad-input sweep measures validation, not throttling.
  */
 /** The consumer groups of the e2e run's services (see serviceEnv). */
-export const e2eConsumerGroups = ['cc-e2e.routing', 'cc-e2e.notifier', 'cc-e2e.summaries', 'cc-e2e.analysis', 'cc-e2e.statistics'];
+export const e2eConsumerGroups = [
+  'cc-e2e.routing',
+  'cc-e2e.notifier',
+  'cc-e2e.summaries',
+  'cc-e2e.analysis',
+  'cc-e2e.statistics',
+];
 
 const serviceEnv: Partial<Record<ServiceName, Record<string, string>>> = {
   gateway: { RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '2000', TOKEN_ATTEMPTS_PER_MINUTE: '100000' },

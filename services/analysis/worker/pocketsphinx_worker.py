@@ -2,7 +2,7 @@
 
 Kept warm by the service: reads one JSON request per line on stdin and answers one JSON line on stdout.
   request:  {"id": 1, "rate": 16000, "audio": "<base64 of 16-bit little-endian mono PCM>"}
-  response: {"id": 1, "words": [{"word": "hello", "start": 0.31, "end": 0.62, "p": 0.93}], "seconds": 0.4}
+  response: {"id": 1, "words": [{"word": "hello", "start": 0.31, "end": 0.62, "p": 0.93}], "seconds": 0.4, "cpu": 0.38}
             or {"id": 1, "error": "..."}
 The first line it prints is {"ready": true, "engine": ..., "language": "en-US"} once the model is loaded.
 """
@@ -55,10 +55,16 @@ def main():
                 raise ValueError("audio must be 16000 Hz")
             audio = base64.b64decode(req["audio"])
             started = time.monotonic()
+            cpu_started = time.process_time()
             decoder.start_utt()
             decoder.process_raw(audio, full_utt=True)
             decoder.end_utt()
-            result = {"id": req_id, "words": words_of(decoder), "seconds": round(time.monotonic() - started, 3)}
+            result = {
+                "id": req_id,
+                "words": words_of(decoder),
+                "seconds": round(time.monotonic() - started, 3),
+                "cpu": round(time.process_time() - cpu_started, 3),
+            }
         except Exception as err:  # one bad request must not stop the warm worker
             result = {"id": req_id, "error": str(err)[:500]}
         print(json.dumps(result), flush=True)

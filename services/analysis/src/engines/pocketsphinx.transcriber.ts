@@ -36,6 +36,8 @@ export class PocketSphinxTranscriber implements Transcriber {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closed = false;
+  /** CPU seconds the worker spent recognising so far (benchmarks: a figure the machine's load does not inflate). */
+  cpuSeconds = 0;
 
   constructor(private readonly opts: PocketSphinxOptions) {}
 
@@ -59,7 +61,7 @@ export class PocketSphinxTranscriber implements Transcriber {
     this.ready = new Promise<void>((resolve, reject) => {
       const lines = createInterface({ input: proc.stdout });
       lines.on('line', (line) => {
-        let msg: { ready?: boolean; id?: number; words?: RecognizedWord[]; error?: string };
+        let msg: { ready?: boolean; id?: number; words?: RecognizedWord[]; error?: string; cpu?: number };
         try {
           msg = JSON.parse(line);
         } catch {
@@ -74,6 +76,7 @@ export class PocketSphinxTranscriber implements Transcriber {
         if (!p || msg.id === undefined) return;
         this.pending.delete(msg.id);
         clearTimeout(p.timer);
+        this.cpuSeconds += msg.cpu ?? 0;
         if (msg.error) p.reject(new Error(`speech worker: ${msg.error}`));
         else p.resolve(msg.words ?? []);
       });

@@ -28,10 +28,19 @@ describe('route table', () => {
     ['/stats/agent-activities', 'statistics', 'stats'],
     ['/stats/interactions', 'statistics', 'stats'],
     ['/conversation-analyzer/interactions/6f1c', 'analysis', 'interaction-content:read'],
+    ['/conversation-analyzer/interactions', 'analysis', 'interaction-content:read'],
+    ['/conversation-analyzer/recordings/6f1c', 'analysis', 'interaction-content:write'],
+    ['/admin/analysis/categories', 'analysis', 'admin'],
   ])('%s → %s with scope %s', (path, target, scope) => {
     const route = resolveRoute(path);
     expect(route?.rule.target).toBe(target);
     expect(route?.rule.access).toEqual({ kind: 'scope', scope });
+  });
+
+  it('marks only the recording upload as a media body (any Content-Type, the media limit)', () => {
+    expect(resolveRoute('/conversation-analyzer/recordings/6f1c')?.rule.mediaBody).toBe(true);
+    expect(resolveRoute('/conversation-analyzer/interactions/6f1c')?.rule.mediaBody).toBeUndefined();
+    expect(resolveRoute('/interactions/Invoke')?.rule.mediaBody).toBeUndefined();
   });
 
   it('sends /v0 statistics to the statistics service for v0 tokens, naming the account key', () => {
