@@ -66,7 +66,7 @@ export const e2eConsumerGroups = ['cc-e2e.routing', 'cc-e2e.notifier', 'cc-e2e.a
 const serviceEnv: Partial<Record<ServiceName, Record<string, string>>> = {
   gateway: { RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '2000', TOKEN_ATTEMPTS_PER_MINUTE: '100000' },
   routing: { KAFKA_GROUP_ID: 'cc-e2e.routing', OFFER_TIMEOUT_MS: '120000' },
-  analysis: { ANALYSIS_CONSUMER_GROUP: 'cc-e2e.analysis' },
+  analysis: { ANALYSIS_CONSUMER_GROUP: 'cc-e2e.analysis', ANALYSIS_LEASE_MS: '8000' },
   notifier: {
     CONSUMER_GROUP: 'cc-e2e.notifier',
     NOTIFIER_EXTRA_CA_FILE: tlsCertFile,
