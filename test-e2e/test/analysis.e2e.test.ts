@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { eventually } from '@cc/testing';
 import { type ApiResponse, createTenant, expectStatus, type Tenant } from '../src/gateway.client';
-import { root, waitReady } from '../src/suite';
+import { killService, restartService, root, waitReady } from '../src/suite';
 
 // Recorded-call analysis end to end: the committed espeak-ng fixture calls are uploaded through the gateway,
 // analysed from their audio by the running analysis service (WebRTC VAD, PocketSphinx), and read back in
@@ -134,4 +134,34 @@ describe('recorded-call analysis through the gateway', () => {
     });
     expect(over.status).toBe(400);
   });
+
+  it('finishes an analysis after the service is killed with SIGKILL mid-queue (lease ends, the job is taken up again)', async () => {
+    const call = calls[0] as FixtureCall;
+    const guid = randomUUID();
+    const put = await tenant.api('interaction-content:write', {
+      method: 'PUT',
+      path: `/conversation-analyzer/recordings/${guid}`,
+      body: readFileSync(resolve(fixtures, call.file)),
+      contentType: 'audio/wav',
+    });
+    expect(put.status).toBe(202);
+    await killService('analysis', 'SIGKILL');
+    await restartService('analysis');
+    await waitReady(['analysis']);
+    const done = await eventually(
+      async () => {
+        const r = await read(guid);
+        return r.body.status === 'processing' ? undefined : r;
+      },
+      { timeoutMs: 150_000, intervalMs: 500, what: 'analysis after kill -9' },
+    );
+    expect((done as ApiResponse<Item>).body.status).toBe('processed');
+    for (const k of ['agent', 'customer', 'silence', 'crossTalk']) {
+      const off = Math.abs(
+        ((done as ApiResponse<Item>).body.callTimeBreakDown[k] as number) -
+          (call.expectedBreakDown[k as 'agent'] as number),
+      );
+      expect([k, off <= 0.5]).toEqual([k, true]);
+    }
+  }, 300_000);
 });

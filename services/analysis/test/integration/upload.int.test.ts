@@ -194,6 +194,7 @@ describe('upload → analysis → read, through the gateway', () => {
     await t.rawAnalyses().updateOne({ _id: id } as never, {
       $set: { state: 'running', leaseOwner: 'dead-worker', leaseUntil: new Date(Date.now() - 1000), result: null },
     });
+    t.service.repo.clearCache(); // the store was changed behind the service's back
     expect((await reader.get(`/conversation-analyzer/interactions/${guid}`)).body.status).toBe('processing');
     const done = await processed(guid);
     expect(done.body.status).toBe('processed');
