@@ -30,7 +30,8 @@ const usage = `Usage: node --import tsx services/gateway/src/cli.ts <command>
   demo seed
 
 Talks to the gateway's store (MONGO_URL, MONGO_DB, CC_ENCRYPTION_KEYS). Secrets are printed once, at creation.
-Feature-flag changes are staged in the account's outbox; the running gateway publishes them on cc.account.v1.`;
+Feature-flag changes are staged in the account's outbox; the running gateway publishes them on cc.account.v1
+(within its outbox sweep, OUTBOX_SWEEP_MS, 30 s by default).`;
 
 class UsageError extends Error {}
 

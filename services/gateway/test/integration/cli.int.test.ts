@@ -14,7 +14,13 @@ describe('gateway CLI', () => {
   beforeAll(async () => {
     const infra = await testInfra();
     upstream = await startEchoUpstream(() => `${gw.url}/.well-known/jwks.json`);
-    gw = await startGateway({ ...allUpstreams(upstream.url), CC_DEMO_SEED: 'false', ACCOUNT_CACHE_MS: '0' });
+    // The CLI's staged flag events reach Kafka through the gateway's outbox sweep (30 s by default): 2 s here.
+    gw = await startGateway({
+      ...allUpstreams(upstream.url),
+      CC_DEMO_SEED: 'false',
+      ACCOUNT_CACHE_MS: '0',
+      OUTBOX_SWEEP_MS: '2000',
+    });
     consumer = new Kafka({ brokers: infra.kafkaBrokers, clientId: 'gw-cli-test', logLevel: logLevel.NOTHING }).consumer(
       {
         groupId: freshName('gw-cli-test'),

@@ -184,8 +184,19 @@ export class AssignmentEngine implements Waker {
   async pass(accountId: string): Promise<number> {
     const { interactions, settings } = this.ctx;
     const started = Date.now();
+    // The lease is renewed between the pass's steps once half of it has gone (reads can be slow under load);
+    // if another instance took it meanwhile, this pass stops writing and leaves the account to it.
+    let leaseDeadline = started + settings.leaseMs / 2;
+    const keepLease = async (): Promise<boolean> => {
+      const now = Date.now();
+      if (now <= leaseDeadline) return true;
+      if (!(await this.ctx.leases.acquire(accountId, settings.instanceId, now, settings.leaseMs))) return false;
+      leaseDeadline = now + settings.leaseMs / 2;
+      return true;
+    };
     const live = await interactions.live(accountId);
     let agents = await this.ctx.agents.all(accountId);
+    if (!(await keepLease())) return Date.now();
     const touched = new Set<string>();
     const apply = async (rec: InteractionRecord, change: (r: InteractionRecord) => Transition, what: string) => {
       touched.add(rec.interactionId);
@@ -200,6 +211,7 @@ export class AssignmentEngine implements Waker {
     for (const { rec } of live) {
       const now = Date.now();
       if (rec.state === 'offered' && rec.offer && rec.offer.expiresAt <= now) {
+        if (!(await keepLease())) return Date.now();
         await apply(
           rec,
           (r) =>
@@ -220,6 +232,7 @@ export class AssignmentEngine implements Waker {
       }
     }
     if (touched.size) agents = await this.ctx.agents.all(accountId);
+    if (!(await keepLease())) return Date.now();
 
     // Repairs: a leg whose agent's work list does not follow it (a crash between the two writes, or a
     // reservation whose offer never landed), once older than the grace period; settled ended
@@ -241,7 +254,9 @@ export class AssignmentEngine implements Waker {
       .slice(0, settings.maxQueuedPerPass);
     const counts = new Map(live.map((l) => [l.rec.interactionId, l.decisionCount]));
     let nextAt = queued.length
-      ? await this.assign(accountId, queued, agents, started + settings.leaseMs / 2, counts)
+      ? (await keepLease())
+        ? await this.assign(accountId, queued, agents, leaseDeadline, counts)
+        : Date.now()
       : never;
     for (const { rec } of live) {
       if (rec.state === 'offered' && rec.offer && !touched.has(rec.interactionId))
