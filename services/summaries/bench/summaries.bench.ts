@@ -247,7 +247,7 @@ async function main(): Promise<void> {
       name: 'summaries: agent-activity events aggregated',
       value: Math.round(aggPerSecond),
       unit: 'events/s',
-      note: `${messages.length} events, schema validation + aggregation + one insertMany per collection per batch + commit; from service start (store load, group join) to the last commit; ${(aggPerSecond / rawPerSecond).toFixed(2)}× raw kafkajs consume (target ≥ 0.5×)`,
+      note: `${messages.length} events, schema validation + aggregation + one log document inserted per batch + commit; from service start (store load, group join) to the last commit; ${(aggPerSecond / rawPerSecond).toFixed(2)}× raw kafkajs consume (target ≥ 0.5×)`,
     },
     {
       name: 'raw kafkajs consume, same topic and run',
