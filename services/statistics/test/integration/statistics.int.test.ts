@@ -52,7 +52,7 @@ describe('statistics from real topics to HTTP', () => {
     const token = await h.statsToken(account);
     const res = await eventually(() => h.get(`/stats/interactions?${window}`, token), {
       what: 'the completed record',
-      timeoutMs: 30_000,
+      timeoutMs: 100_000,
       accept: (r) => r.body?.items?.[0]?.status === 'Completed',
     });
     expect(res.status).toBe(200);
@@ -74,13 +74,13 @@ describe('statistics from real topics to HTTP', () => {
       'Wrap',
     ]);
     expect(res.body.upTo).toBe('2024-05-01T09:00:00.000Z');
-  });
+  }, 120_000);
 
   it('serves the agent activities, consistent with the record', async () => {
     const token = await h.statsToken(account);
     const res = await eventually(() => h.get(`/stats/agent-activities?${window}&limit=5000`, token), {
       what: 'closed activities',
-      timeoutMs: 30_000,
+      timeoutMs: 100_000,
       accept: (r) => r.body?.items?.filter((i: { status: string }) => i.status === 'Completed').length === 3,
     });
     expectShape(agentActivitiesResponse, res.body);
@@ -102,7 +102,7 @@ describe('statistics from real topics to HTTP', () => {
     );
     expect(filtered.body.meta).toEqual({ page: 2, count: 1, pageCount: 2, totalCount: 3 });
     expect(filtered.body.items[0].category).toBe('Wrap');
-  });
+  }, 120_000);
 
   it('serves the same call through the deprecated v0 endpoints with deprecation headers', async () => {
     const token = await h.v0Token(account, accountKey);
@@ -190,7 +190,7 @@ describe('statistics from real topics to HTTP', () => {
     const processed = `start=${testStart}&include=Processed&limit=5000`;
     await eventually(() => h.service?.consumer.written ?? 0, {
       accept: (n) => n >= 2 * (11 + 14),
-      timeoutMs: 30_000,
+      timeoutMs: 100_000,
       what: 'the redelivered batch written',
     });
     const records = await h.get(`/stats/interactions?${processed}`, token);
@@ -207,7 +207,7 @@ describe('statistics from real topics to HTTP', () => {
       'Wrap',
       null,
     ]);
-  });
+  }, 120_000);
 
   it('deletes records older than the retention by bounded deletes', async () => {
     const repo = defined(h.service).repo;
