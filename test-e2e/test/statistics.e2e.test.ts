@@ -49,7 +49,7 @@ interface Activity {
   duration: number;
   interaction: { guid: string } | null;
   channel: { guid: string | null } | null;
-  workload: { calls: number } | null;
+  workload: { calls: number; nonLive: number } | null;
 }
 interface Page<T> {
   meta: { page: number; count: number; pageCount: number; totalCount: number };
@@ -164,7 +164,7 @@ describe('statistics through the gateway: agent activities, interaction records 
     const call1 = page.body.items.find((r) => r.guid === answered.interactionId) as RecordItem;
     expect(call1).toMatchObject({
       status: 'Completed',
-      medium: 'Phone',
+      medium: 'ApiObject', // no interactiontype in the dispatch: nonlive
       mediumManager: 'CC',
       direction: 'Inbound',
       serviceName: cc.route,
@@ -228,7 +228,7 @@ describe('statistics through the gateway: agent activities, interaction records 
       expect(Date.parse(activity.start)).toBe(recordStart + (event?.offset ?? -1));
     }
     expect(page.body.items.some((a) => a.type === 'Presence' && a.name === 'Ready' && a.status === null)).toBe(true);
-    expect(page.body.items.some((a) => a.type === 'Workload' && a.workload?.calls === 1)).toBe(true);
+    expect(page.body.items.some((a) => a.type === 'Workload' && a.workload?.nonLive === 1)).toBe(true);
   });
 
   it('serves the same calls through all three deprecated v0 endpoints, marked deprecated', async () => {

@@ -24,6 +24,9 @@ export function toV0AgentStates(items: ActivityItem[], now: number) {
     }));
 }
 
+/** v0 strings are never empty: a number or party the record does not know is reported as `Unknown`. */
+const known = (v: string | null | undefined) => (v ? v : 'Unknown');
+
 const agentChannels = (r: InteractionRecord) => r.channels.filter((c) => c.party.role === 'Agent');
 const spanOf = (c: InteractionRecord['channels'][number], type: string) => c.events.find((e) => e.type === type);
 
@@ -36,8 +39,8 @@ export function toV0OutboundCalls(records: InteractionRecord[]) {
         callGuid: r.guid,
         callStartedAt: iso(r.start),
         state: r.status,
-        agentId: c.party.id ?? '',
-        destination: r.connectTo ?? '',
+        agentId: known(c.party.id),
+        destination: known(r.connectTo),
         ringDuration: hms(spanOf(c, 'Ringing')?.duration ?? 0),
         duration: hms(r.duration),
       })),
@@ -60,10 +63,10 @@ export function toV0InboundCalls(records: InteractionRecord[]) {
     extra: { ringDuration?: string; additionalParameters?: Record<string, string> } = {},
   ) {
     return {
-      connectedTo: r.connectTo ?? r.serviceName ?? '',
+      connectedTo: known(r.connectTo ?? r.serviceName),
       serviceName: r.serviceName,
       callGuid: r.guid,
-      origin: r.connectFrom ?? '',
+      origin: known(r.connectFrom),
       stateChangedAt: iso(r.start + offset),
       sequence,
       appletName,
@@ -98,7 +101,7 @@ export function toV0InboundCalls(records: InteractionRecord[]) {
         applet: null,
         extra: {
           ringDuration: hms(spanOf(c, 'Ringing')?.duration ?? 0),
-          additionalParameters: { agentId: c.party.id ?? '', channelGuid: c.guid },
+          additionalParameters: { agentId: known(c.party.id), channelGuid: c.guid },
         },
       });
     }

@@ -48,6 +48,8 @@ describe('v0 records', () => {
       additionalParameters: { agentId: ids.agentA, channelGuid: ids.channelA },
     });
     expect(toV0OutboundCalls([call()])).toEqual([]);
+    // The contract's strings are never empty: an unknown caller is reported as Unknown.
+    expect(toV0InboundCalls([{ ...call(), connectFrom: null }])[0]?.origin).toBe('Unknown');
   });
 
   it('turns an outbound record into one row per agent leg', () => {
