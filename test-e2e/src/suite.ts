@@ -73,9 +73,9 @@ export const e2eConsumerGroups = [
 const serviceEnv: Partial<Record<ServiceName, Record<string, string>>> = {
   gateway: { RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '2000', TOKEN_ATTEMPTS_PER_MINUTE: '100000' },
   routing: { KAFKA_GROUP_ID: 'cc-e2e.routing', OFFER_TIMEOUT_MS: '120000' },
-  summaries: { CONSUMER_GROUP: 'cc-e2e.summaries', WATERMARK_GRACE_MS: '1000' },
-  analysis: { ANALYSIS_CONSUMER_GROUP: 'cc-e2e.analysis', ANALYSIS_LEASE_MS: '8000' },
-  statistics: { CONSUMER_GROUP: 'cc-e2e.statistics' },
+  summaries: { KAFKA_GROUP_ID: 'cc-e2e.summaries', WATERMARK_GRACE_MS: '1000' },
+  analysis: { KAFKA_GROUP_ID: 'cc-e2e.analysis', ANALYSIS_LEASE_MS: '8000' },
+  statistics: { KAFKA_GROUP_ID: 'cc-e2e.statistics' },
   notifier: {
     KAFKA_GROUP_ID: 'cc-e2e.notifier',
     NOTIFIER_EXTRA_CA_FILE: tlsCertFile,

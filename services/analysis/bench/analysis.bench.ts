@@ -154,7 +154,7 @@ async function listReads(): Promise<Row[]> {
         ...issuer.env,
         MONGO_DB: dbName,
         LOG_LEVEL: 'warn',
-        ANALYSIS_CONSUMER_GROUP: groupId,
+        KAFKA_GROUP_ID: groupId,
       }),
       PORT: 0,
     },

@@ -7,7 +7,7 @@ const repoRoot = join(__dirname, '..', '..', '..');
 export const configSpec = {
   ...baseConfigSpec('analysis', 8085),
   ...authConfigSpec({ jwksUrl: 'http://127.0.0.1:8080/.well-known/jwks.json' }),
-  ANALYSIS_CONSUMER_GROUP: str({ default: 'analysis', desc: 'Kafka consumer group reading interaction.recorded' }),
+  KAFKA_GROUP_ID: str({ default: 'cc.analysis', desc: 'Kafka consumer group reading interaction.recorded' }),
   ANALYSIS_RECORDING_LIMIT_BYTES: num({
     default: 50 * 1024 * 1024,
     desc: 'Largest accepted recording upload in bytes (larger: 413)',

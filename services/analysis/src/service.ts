@@ -71,7 +71,7 @@ export async function startService(
     });
     const wake = () => worker.wake();
     await runtime.consume({
-      groupId: config.ANALYSIS_CONSUMER_GROUP,
+      groupId: config.KAFKA_GROUP_ID,
       topics: [interactionTopic],
       handler: recordedHandler(repo, wake),
       isInfrastructureError: isConnectivityError,

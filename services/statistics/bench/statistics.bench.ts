@@ -103,7 +103,7 @@ async function main() {
       MONGO_URL: infra.mongoUrl,
       MONGO_DB: dbName,
       LOG_LEVEL: 'warn',
-      CONSUMER_GROUP: group,
+      KAFKA_GROUP_ID: group,
       ...issuer.env,
     }),
     PORT: 0,

@@ -4,8 +4,8 @@ import { authConfigSpec, baseConfigSpec, loadConfig, num, str } from '@cc/kit';
 export const configSpec = {
   ...baseConfigSpec('statistics', 8086),
   ...authConfigSpec({ jwksUrl: 'http://127.0.0.1:8080/.well-known/jwks.json' }),
-  CONSUMER_GROUP: str({
-    default: 'statistics',
+  KAFKA_GROUP_ID: str({
+    default: 'cc.statistics',
     desc: 'Kafka consumer group reading agent-activity and interaction events',
   }),
   RETENTION_DAYS: num({

@@ -45,7 +45,7 @@ export async function startService(
     const repo = new StatisticsRepository(models);
     const consumer = new StatisticsConsumer(repo, opts.now);
     await runtime.consume({
-      groupId: config.CONSUMER_GROUP,
+      groupId: config.KAFKA_GROUP_ID,
       topics: consumedTopics,
       handler: consumer.handle,
       flush: consumer.flush,

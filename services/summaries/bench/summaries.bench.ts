@@ -176,7 +176,7 @@ async function main(): Promise<void> {
       KAFKA_BROKERS: infra.kafkaBrokers.join(','),
       MONGO_URL: infra.mongoUrl,
       MONGO_DB: dbName,
-      CONSUMER_GROUP: group,
+      KAFKA_GROUP_ID: group,
       AGENT_ACTIVITY_TOPIC: activityTopic,
       ACCOUNT_TOPIC: accountTopic,
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',

@@ -4,8 +4,8 @@ import { authConfigSpec, baseConfigSpec, loadConfig, num, str } from '@cc/kit';
 export const configSpec = {
   ...baseConfigSpec('summaries', 8084),
   ...authConfigSpec({ jwksUrl: 'http://127.0.0.1:8080/.well-known/jwks.json' }),
-  CONSUMER_GROUP: str({
-    default: 'summaries',
+  KAFKA_GROUP_ID: str({
+    default: 'cc.summaries',
     desc: 'Consumer group reading cc.agent-activity.v1 and cc.account.v1 (dead letters go to <group>.dlq)',
   }),
   AGENT_ACTIVITY_TOPIC: str({

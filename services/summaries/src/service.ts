@@ -84,7 +84,7 @@ export async function startService(
         if (compactDue || repo.needsCompaction(book.size())) await compact();
       });
     const consumer = await runtime.consume({
-      groupId: config.CONSUMER_GROUP,
+      groupId: config.KAFKA_GROUP_ID,
       topics: [config.AGENT_ACTIVITY_TOPIC, config.ACCOUNT_TOPIC],
       handler: summariesEventHandler(book, flags),
       deduper: memoryDeduper(),

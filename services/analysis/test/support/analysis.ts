@@ -109,7 +109,7 @@ export async function startAnalysis(env: Record<string, string> = {}): Promise<A
       LOG_LEVEL: 'info',
       SHUTDOWN_DEADLINE_MS: '20000',
       AUTH_JWKS_URL: planned.jwksUrl,
-      ANALYSIS_CONSUMER_GROUP: groupId,
+      KAFKA_GROUP_ID: groupId,
       ...env,
     }),
     PORT: 0,

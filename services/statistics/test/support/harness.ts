@@ -55,7 +55,7 @@ export class StatisticsHarness {
       MONGO_URL: infra.mongoUrl,
       MONGO_DB: freshName('cc_statistics_test'),
       LOG_LEVEL: 'info',
-      CONSUMER_GROUP: group,
+      KAFKA_GROUP_ID: group,
       SHUTDOWN_DEADLINE_MS: '20000',
       ...issuer.env,
       ...overrides,

@@ -96,7 +96,7 @@ beforeAll(async () => {
     KAFKA_BROKERS: infra.kafkaBrokers.join(','),
     MONGO_URL: infra.mongoUrl,
     MONGO_DB: freshName('cc_summaries'),
-    CONSUMER_GROUP: freshName('summaries'),
+    KAFKA_GROUP_ID: freshName('summaries'),
     AGENT_ACTIVITY_TOPIC: activityTopic,
     ACCOUNT_TOPIC: accountTopic,
     WATERMARK_GRACE_MS: '0',
