@@ -57,6 +57,8 @@ beforeAll(async () => {
       PORT: String(ports[s]),
       CC_ENCRYPTION_KEYS: keys,
       ...(s === 'gateway' ? {} : { AUTH_JWKS_URL: `http://127.0.0.1:${ports.gateway}/.well-known/jwks.json` }),
+      // The speech worker's Python packages, where ./cc installed them (the image has them in /app/.tools).
+      ...(s === 'analysis' ? { CC_TOOLS_DIR: process.env.CC_TOOLS_DIR ?? resolve(root, '.tools') } : {}),
     };
     running.push(
       ServiceProcess.start(s, env, resolve(root, '.test-results/deploy-dist'), ['dist/main.js'], join(scratch, s)),

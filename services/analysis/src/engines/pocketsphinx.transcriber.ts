@@ -1,11 +1,18 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Logger } from '@cc/kit';
 import type { RecognizedWord, Transcriber } from '../domain/transcriber';
 
-/** Where the worker script lives (beside the service's sources, in `worker/`). */
-export const workerScript = join(__dirname, '..', '..', 'worker', 'pocketsphinx_worker.py');
+/**
+ * Where the worker script lives: the package's `worker/` folder, two levels above this file in the sources
+ * (src/engines) and one level above the compiled bundle (dist/main.js, as the image and `pnpm deploy` lay it out).
+ */
+export const workerScript =
+  [join(__dirname, '..', '..', 'worker'), join(__dirname, '..', 'worker')]
+    .map((dir) => join(dir, 'pocketsphinx_worker.py'))
+    .find((file) => existsSync(file)) ?? join(__dirname, '..', '..', 'worker', 'pocketsphinx_worker.py');
 
 /** How to run the PocketSphinx worker. */
 export interface PocketSphinxOptions {
