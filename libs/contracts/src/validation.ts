@@ -81,9 +81,11 @@ function illFormedStrings(data: unknown): Violation[] {
     if (key !== undefined && loneSurrogate.test(key)) {
       out.push({ pointer, message: 'member name must be well-formed Unicode (it holds a lone surrogate)' });
     }
+    if (key?.includes('\u0000')) out.push({ pointer, message: nulMessage('member name') });
     if (typeof value === 'string') {
       if (loneSurrogate.test(value))
         out.push({ pointer, message: 'must be well-formed Unicode (it holds a lone surrogate)' });
+      else if (value.includes('\u0000')) out.push({ pointer, message: nulMessage('value') });
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${pointer}/${i}`]);
     } else if (value !== null && typeof value === 'object') {
@@ -106,7 +108,7 @@ export function queryValidator<T>(
   const numeric = numericProperties(schema);
   return (data) => {
     const copy = data !== null && typeof data === 'object' && !Array.isArray(data) ? { ...data } : data;
-    const notDecimal = numeric.size ? nonDecimalNumbers(copy, numeric) : [];
+    const notDecimal = [...nulStrings(copy), ...(numeric.size ? nonDecimalNumbers(copy, numeric) : [])];
     if (notDecimal.length) return { ok: false, errors: notDecimal };
     return fn(copy) ? { ok: true, value: copy as T } : { ok: false, errors: toViolations(fn.errors ?? [], options) };
   };
@@ -139,6 +141,24 @@ function nonDecimalNumbers(data: unknown, numeric: Map<string, 'integer' | 'numb
     if (values.some((v) => typeof v === 'string' && !(kind === 'integer' ? decimalInteger : decimalNumber).test(v))) {
       const pointer = `/${escapeSegment(key)}`;
       out.push({ pointer, message: `${key} must be ${kind === 'integer' ? 'a decimal integer' : 'a number'}` });
+    }
+  }
+  return out;
+}
+
+/** U+0000 is valid JSON and URL text, but no store keeps it alike (PostgreSQL's jsonb refuses it): refused. */
+function nulMessage(what: string): string {
+  return `${what} must not contain U+0000 (NUL)`;
+}
+
+/** Query or path parameters holding U+0000 (e.g. `%00`), each named. */
+function nulStrings(data: unknown): Violation[] {
+  if (data === null || typeof data !== 'object') return [];
+  const out: Violation[] = [];
+  for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v === 'string' && v.includes('\u0000'))) {
+      out.push({ pointer: `/${escapeSegment(key)}`, message: `${key} ${nulMessage('value')}` });
     }
   }
   return out;

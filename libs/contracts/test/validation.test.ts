@@ -74,6 +74,23 @@ describe('validators', () => {
     expect(nested.ok ? [] : nested.errors.map((e) => e.pointer.length)).toEqual([20_000 * 2]);
   });
 
+  it('refuse U+0000 (NUL) in body strings, member names, query and path parameters (PostgreSQL jsonb cannot hold it)', () => {
+    const schema: JsonSchema = { type: 'object' };
+    expect(validateBody(schema, { a: 'x\u0000', 'k\u0000': 1, ok: 'y' })).toEqual({
+      ok: false,
+      errors: [
+        { pointer: '/a', message: 'value must not contain U+0000 (NUL)' },
+        { pointer: '/k\u0000', message: 'member name must not contain U+0000 (NUL)' },
+      ],
+    });
+    const params: JsonSchema = { type: 'object', properties: { clientId: { type: 'string' } } };
+    expect(validateQuery(params, { clientId: '\u0000' })).toEqual({
+      ok: false,
+      errors: [{ pointer: '/clientId', message: 'clientId value must not contain U+0000 (NUL)' }],
+    });
+    expect(validateQuery(params, { clientId: 'c-1' }).ok).toBe(true);
+  });
+
   it('report every violation at once (allErrors)', () => {
     const result = validateBody(providerSettings, { endpoint: 'http://x', headers: 1 });
     expect(result.ok).toBe(false);
