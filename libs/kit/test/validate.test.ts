@@ -104,7 +104,10 @@ describe('validateRequest', () => {
     const bad = await request(app).get('/stats/wfm/agent-summaries?cadence=30&limit=9000&sort=asc').expect(400);
     expect(bad.body.errors).toEqual([
       { pointer: '/query/start', message: 'start is required' },
-      { pointer: '/query/sort', message: 'sort is not allowed (allowed: start, end, cadence, agentId, revisedSince, page, limit)' },
+      {
+        pointer: '/query/sort',
+        message: 'sort is not allowed (allowed: start, end, cadence, agentId, revisedSince, page, limit)',
+      },
       { pointer: '/query/cadence', message: 'cadence must be 15' },
       { pointer: '/query/limit', message: 'limit must be at most 5000' },
     ]);
