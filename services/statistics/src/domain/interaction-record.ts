@@ -1,3 +1,5 @@
+import type { Channel, ChannelEvent } from '@cc/contracts';
+
 /** One interaction event as the record builder keeps it: type, the time it happened, and its data. */
 export interface LoggedEvent {
   type: string;
@@ -6,24 +8,8 @@ export interface LoggedEvent {
   data: Record<string, any>;
 }
 
-/** An event of a channel of the record (offsets and durations in ms). */
-export interface ChannelEvent {
-  type: string;
-  offset: number;
-  name: string | null;
-  duration: number;
-  properties: Record<string, unknown> | null;
-}
-
-/** A channel (one party's leg) of the record. */
-export interface Channel {
-  guid: string;
-  offset: number;
-  duration: number;
-  endReason: string | null;
-  party: { id: string | null; role: string; touchpoint: string | null };
-  events: ChannelEvent[];
-}
+/** A channel of the record and its events: the contract's shapes (offsets and durations in ms). */
+export type { Channel, ChannelEvent } from '@cc/contracts';
 
 /** The interaction record of the statistics API (times as ms; the view turns `start` into ISO). */
 export interface InteractionRecord {
