@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { localBindHost, services } from './services';
+import { instanceEnv, localBindHost, portOf, services } from './services';
 
 const root = resolve(__dirname, '../..');
 const args = process.argv.slice(2);
@@ -29,7 +29,8 @@ selected.forEach((svc, i) => {
     cwd: root,
     env: {
       ...process.env,
-      PORT: String(process.env[`PORT_${svc.name.toUpperCase().replace(/-/g, '_')}`] ?? svc.port),
+      ...instanceEnv(svc.name),
+      PORT: String(portOf(svc.name)),
       HOST: localBindHost(svc.name),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -54,7 +55,7 @@ async function waitReady(): Promise<void> {
     for (const svc of selected) {
       if (!pending.has(svc.name)) continue;
       if (!children.has(svc.name)) throw new Error(`${svc.name} exited before it was ready`);
-      const ok = await fetch(`http://127.0.0.1:${svc.port}/readyz`).then(
+      const ok = await fetch(`http://127.0.0.1:${portOf(svc.name)}/readyz`).then(
         (r) => r.ok,
         () => false,
       );
@@ -85,7 +86,7 @@ process.on('SIGTERM', () => stopAll('SIGTERM'));
 waitReady().then(
   () => {
     process.stdout.write(
-      `[runner] all ${selected.length} services ready; gateway: http://127.0.0.1:${services[0].port}\n`,
+      `[runner] all ${selected.length} services ready; gateway: http://127.0.0.1:${portOf('gateway')}\n`,
     );
     if (args.includes('--exit-when-ready')) stopAll('SIGTERM');
   },

@@ -34,7 +34,7 @@ export CC_DEMO_SEED="${CC_DEMO_SEED:-true}"
 node --import tsx "$here/runner.ts" "$@" &
 runner_pid=$!
 token_hint() {
-  local url="http://127.0.0.1:${PORT_GATEWAY:-8080}"
+  local url="http://127.0.0.1:${PORT_GATEWAY:-${CC_PORT_BASE:-8080}}"
   until curl -fsS "$url/readyz" >/dev/null 2>&1; do kill -0 "$runner_pid" 2>/dev/null || return 0; sleep 2; done
   local id="${CC_DEMO_CLIENT_ID:-demo-client}" key="${CC_DEMO_V0_ACCOUNT_KEY:-demo}"
   local secret='demo-secret-change-me' v0='demo-v0-token-change-me'
