@@ -43,7 +43,10 @@ FPATCHES=(
   "$FPATCH_DIR/ferretdb-1.24-bulk-update-connections.patch"
   "$FPATCH_DIR/ferretdb-1.24-postgresql-gin-pushdown.patch"
 )
-FHOME="$CC_CACHE_DIR/ferretdb-$FERRETDB_VERSION-p$(cat "${FPATCHES[@]}" | cksum | cut -d' ' -f1)"
+# FBUILD_REV: bump when the build recipe changes, so a binary built by an older recipe is not reused (rev 2:
+# rev 1 ran `git apply` inside the project's checkout, which silently skipped every patch, see ferretdb_build).
+FBUILD_REV=2
+FHOME="$CC_CACHE_DIR/ferretdb-$FERRETDB_VERSION-p$({ echo "rev $FBUILD_REV"; cat "${FPATCHES[@]}"; } | cksum | cut -d' ' -f1)"
 FBIN="$FHOME/bin/ferretdb"
 POSTGRES_PORT="${POSTGRES_PORT:-55432}"
 FDATA="$CC_DATA_DIR/ferretdb-pg"
@@ -96,7 +99,12 @@ ferretdb_build() {
   local p
   for p in "${FPATCHES[@]}"; do
     log "ferretdb: applying $(basename "$p")"
-    (cd "$FHOME/src" && git apply --whitespace=nowarn "$p") || die "ferretdb: patch $p does not apply"
+    # The source sits under .cache, inside the project's own git checkout: without a ceiling, `git apply`
+    # finds that repository, takes the patch's paths as relative to its top and silently skips them all
+    # (exit 0). The ceiling makes it a plain patch tool; the reverse check proves the patch is in.
+    (cd "$FHOME/src" && export GIT_CEILING_DIRECTORIES="$FHOME" &&
+      git apply --whitespace=nowarn "$p" && git apply --reverse --check "$p") ||
+      die "ferretdb: patch $p does not apply"
   done
   log "ferretdb: compiling $FERRETDB_VERSION (first time: downloads Go dependencies, takes a few minutes on 2 cores)"
   mkdir -p "$FHOME/bin"
