@@ -122,13 +122,19 @@ type: "Queue"
 name: string
 virtualQueue?: string
 timeoutSeconds?: number
-onTimeout?: {
-action: ("next" | "goto" | "release")
+onTimeout?: ({
+action: "goto"
+/**
+ * Unique within the plan; targets of goto refer to it.
+ */
+target: string
+} | {
+action: ("next" | "release")
 /**
  * Unique within the plan; targets of goto refer to it.
  */
 target?: string
-}
+})
 } | {
 type: "CallRecording"
 /**

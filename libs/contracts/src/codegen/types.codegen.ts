@@ -170,6 +170,26 @@ function forTypes(schema: JsonSchema, seen = new Map<object, JsonSchema>()): Jso
     delete out.properties;
     delete out.required;
   }
+  // `if {K: const V} then {required: [...]}` over an enum K: one variant for V (with the extra requirement), one
+  // for the other values, e.g. onTimeout `{action: 'goto', target} | {action: 'next' | 'release', target?}`.
+  const cond = conditionalRequirement(schema);
+  if (cond && !oneOfKeys && !branches) {
+    const properties = out.properties as Record<string, JsonSchema>;
+    const base = { type: 'object', additionalProperties: out.additionalProperties ?? false };
+    const others = (schema.properties?.[cond.key] as JsonSchema).enum?.filter((v) => v !== cond.value) ?? [];
+    out.anyOf = [
+      {
+        ...base,
+        properties: { ...properties, [cond.key]: { const: cond.value } },
+        required: [...new Set([...(schema.required ?? []), cond.key, ...cond.required])],
+      },
+      ...(others.length
+        ? [{ ...base, properties: { ...properties, [cond.key]: { enum: others } }, required: schema.required ?? [] }]
+        : []),
+    ];
+    delete out.properties;
+    delete out.required;
+  }
   if (branches) {
     out.anyOf = branches.map((b) => {
       const then = forTypes(b.then as JsonSchema, seen);
@@ -199,6 +219,19 @@ function mapValue(key: string, value: unknown, seen: Map<object, JsonSchema>): u
   if (schemaLists.has(key) && Array.isArray(value)) return value.map((v) => forTypes(v as JsonSchema, seen));
   if (subschemas.has(key) && isObject) return forTypes(value as JsonSchema, seen);
   return value;
+}
+
+/** `if: {properties: {K: {const: V}}}` with a `then` that only requires keys, no `else`, K an enum property. */
+function conditionalRequirement(s: JsonSchema): { key: string; value: unknown; required: string[] } | undefined {
+  const props = s.if?.properties;
+  if (!props || !s.then || s.else || !s.properties) return undefined;
+  const keys = Object.keys(props);
+  const key = keys[0];
+  const test = key === undefined ? undefined : (props[key] as JsonSchema);
+  if (keys.length !== 1 || key === undefined || !test || !('const' in test)) return undefined;
+  if (!(s.properties[key] as JsonSchema | undefined)?.enum) return undefined;
+  if (!Object.keys(s.then).every((k) => k === 'required' || k.startsWith('x-'))) return undefined;
+  return { key, value: test.const, required: [...(s.then.required ?? [])] };
 }
 
 const isRequiredOnly = (s: JsonSchema) => Object.keys(s).every((k) => k === 'required');
