@@ -4,6 +4,7 @@ import { type Logger, type SecretBox, SpanKind, withSpan } from '@cc/kit';
 import { EndpointBreakers as Breakers, type EndpointBreakers, type EndpointGate } from '../clients/endpoint-breakers';
 import type { ProviderEndpointClient } from '../clients/provider-endpoint.client';
 import type { Config } from '../config';
+import { admitToChain, leaveChain, planBreakerWait, refusalOf, sendStep } from '../domain/lane-plan';
 import { compareDeliveries } from '../domain/ordering';
 import { type AttemptResult, decideAfterAttempt } from '../domain/outcome';
 import { scheduleSpanMs } from '../domain/schedule';
@@ -267,18 +268,10 @@ export class DeliveryPipeline {
 
   private admit(d: Live): void {
     this.live.set(d.id, d);
-    const chain = this.chains.get(d.interactionKey) ?? [];
-    chain.push(d);
-    chain.sort(compareDeliveries2);
-    this.chains.set(d.interactionKey, chain);
-    if (chain[0] === d) {
-      // The head before (a later delivery) waits again behind this earlier one; if it is already being
-      // sent, this one follows when it finishes.
-      const displaced = chain[1];
-      if (displaced?.sending) return;
-      if (displaced) this.unqueue(displaced);
-      this.schedule(d);
-    }
+    const plan = admitToChain(this.chains.get(d.interactionKey) ?? [], d, compareDeliveries2);
+    this.chains.set(d.interactionKey, plan.chain);
+    if (plan.unqueue) this.unqueue(plan.unqueue);
+    if (plan.schedule) this.schedule(plan.schedule);
   }
 
   /** Queues a chain head at its due time (a timer for a retry, at once when due). */
@@ -347,12 +340,19 @@ export class DeliveryPipeline {
       }
       const p = provider as ProviderDoc & { endpoint: string };
       const gate = breakers.gate(lane.key, p.endpoint);
-      if (!Breakers.admits(gate)) {
+      const step = sendStep({
+        breakerAdmits: Breakers.admits(gate),
+        laneInFlight: lane.inFlight,
+        endpointConcurrency: config.ENDPOINT_CONCURRENCY,
+        instanceInFlight: this.sending,
+        maxInFlight: config.MAX_IN_FLIGHT,
+      });
+      if (step === 'wait-breaker') {
         this.waitForBreaker(lane, gate);
         return;
       }
-      if (lane.inFlight >= config.ENDPOINT_CONCURRENCY) return;
-      if (this.sending >= config.MAX_IN_FLIGHT) {
+      if (step === 'endpoint-full') return;
+      if (step === 'instance-full') {
         this.starved.add(lane);
         return;
       }
@@ -363,18 +363,13 @@ export class DeliveryPipeline {
 
   /** While the breaker is open its lane waits (its `halfOpen` event resumes it); expired deliveries die. */
   private waitForBreaker(lane: Lane, gate: EndpointGate): void {
-    const now = Date.now();
     const at = Breakers.retryAt(gate, this.deps.config.BREAKER_RESET_MS);
-    const keep: Live[] = [];
-    for (const d of lane.ready) {
-      if (d.cycleStartedAt + this.spanMs <= now) {
-        this.track(this.finishWithoutSend(d, 'circuit breaker open until the delivery window ended', true));
-      } else {
-        d.nextAttemptAt = Math.max(d.nextAttemptAt, at);
-        keep.push(d);
-      }
+    const plan = planBreakerWait(lane.ready, Date.now(), this.spanMs, at);
+    for (const d of plan.expired) {
+      this.track(this.finishWithoutSend(d, 'circuit breaker open until the delivery window ended', true));
     }
-    lane.ready = keep;
+    for (const w of plan.waiting) w.delivery.nextAttemptAt = w.nextAttemptAt;
+    lane.ready = plan.waiting.map((w) => w.delivery);
   }
 
   /** The breaker of an endpoint half-opened or closed: its lane may send again. */
@@ -598,14 +593,10 @@ export class DeliveryPipeline {
   private forget(d: Live): void {
     clearTimeout(d.timer);
     if (this.live.get(d.id) === d) this.live.delete(d.id);
-    const chain = (this.chains.get(d.interactionKey) ?? []).filter((x) => x !== d);
-    if (chain.length === 0) {
-      this.chains.delete(d.interactionKey);
-      return;
-    }
-    this.chains.set(d.interactionKey, chain);
-    const head = chain[0] as Live;
-    if (!head.sending && !head.timer) this.schedule(head);
+    const plan = leaveChain(this.chains.get(d.interactionKey) ?? [], d, (x) => x.timer !== undefined);
+    if (plan.chain.length === 0) this.chains.delete(d.interactionKey);
+    else this.chains.set(d.interactionKey, plan.chain);
+    if (plan.schedule) this.schedule(plan.schedule);
   }
 
   private deadEvents(d: Live, attempt: number, status: number | null, error: string | null, at: Date) {
@@ -767,18 +758,4 @@ function baseOf(d: Live) {
     notification: d.notification,
     traceparent: d.traceparent,
   };
-}
-
-/** Why a delivery cannot be sent to its provider now, and whether that is final. */
-function refusalOf(p: ProviderDoc | undefined): { reason: string; final: boolean } | undefined {
-  if (!p) return { reason: 'provider is not known to the notifier yet (no provider event consumed)', final: false };
-  if (p.deleted) return { reason: 'provider was deleted', final: true };
-  if (!p.endpoint) return { reason: 'provider has no endpoint', final: true };
-  if (p.disabledAt) {
-    return {
-      reason: 'endpoint disabled: it answered 410 Gone; register the provider again to re-enable it',
-      final: true,
-    };
-  }
-  return undefined;
 }

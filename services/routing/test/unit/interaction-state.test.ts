@@ -3,7 +3,6 @@ import { decide } from '../../src/domain/eligibility';
 import {
   accept,
   agentRelease,
-  allowedFrom,
   apiRelease,
   canApply,
   createInteraction,
@@ -16,6 +15,7 @@ import {
   queueTimeout,
   releaseKey,
   retrieve,
+  type Transition,
   transferToAgent,
   transferToRoute,
 } from '../../src/domain/interaction';
@@ -50,27 +50,101 @@ function expectCode(fn: () => unknown, code: string, message?: RegExp) {
   throw new Error(`expected ${code}`);
 }
 
-describe('the state machine table', () => {
-  const states: InteractionState[] = ['queued', 'offered', 'connected', 'held', 'wrap', 'ended'];
-  const table: Record<InteractionAction, InteractionState[]> = {
-    offer: ['queued'],
-    accept: ['offered'],
-    reject: ['offered'],
-    'offer-timeout': ['offered'],
-    hold: ['connected'],
-    retrieve: ['held'],
-    transfer: ['connected', 'held'],
-    release: ['connected', 'held', 'wrap'],
-    'end-wrap': ['wrap'],
-    'api-release': ['queued', 'offered', 'connected', 'held', 'wrap'],
-    'queue-timeout': ['queued'],
+// The state machine, driven through the public transitions: each action succeeds from exactly the states the
+// spec allows (landing in the state it names) and is refused from every other, leaving the record unchanged.
+describe('the state machine', () => {
+  type Driver = (rec: InteractionRecord) => Transition;
+  /** The agent the record is with (assigned, or ringing), so a refusal is about the state, not the agent. */
+  const holder = (rec: InteractionRecord) => rec.agent?.agentId ?? rec.offer?.agentId ?? agent.agentId;
+  const offerOf = (rec: InteractionRecord) => rec.offer?.offerId ?? 'no-offer';
+  const drivers: Record<string, Driver> = {
+    offer: (rec) => offerTo(rec, agent, decision, ids(), 9_000, 20_000),
+    accept: (rec) => accept(rec, holder(rec), offerOf(rec), 9_000),
+    reject: (rec) => endOffer(rec, holder(rec), offerOf(rec), 9_000, 'rejected'),
+    'offer-timeout': (rec) => endOffer(rec, holder(rec), offerOf(rec), 30_000, 'timed-out'),
+    hold: (rec) => hold(rec, holder(rec), 9_000),
+    retrieve: (rec) => retrieve(rec, holder(rec), 9_000),
+    'transfer to agent': (rec) => transferToAgent(rec, holder(rec), other, 9_000, 60),
+    'transfer to route': (rec) => transferToRoute(rec, holder(rec), { name: 'Sales', plan: queuePlan() }, 9_000),
+    'agent release': (rec) => agentRelease(rec, holder(rec), 9_000),
+    'end wrap': (rec) => endWrap(rec, holder(rec), 9_000),
+    'api release': (rec) => apiRelease(rec, 9_000),
+    'queue timeout': (rec) => queueTimeout(rec, 9_000),
   };
-  it.each(Object.entries(table))('%s is allowed exactly from %j', (action, from) => {
-    for (const s of states) expect(canApply(s, action as InteractionAction)).toBe(from.includes(s));
-    expect(allowedFrom[action as InteractionAction]).toEqual(from);
+  /** A record in each state, reached through the transitions themselves. */
+  const inState: Record<InteractionState, () => InteractionRecord> = {
+    queued: () => dispatched(),
+    offered: () => offered().rec,
+    connected: () => connected().rec,
+    held: () => hold(connected().rec, agent.agentId, 4_000).next,
+    wrap: () => agentRelease(connected().rec, agent.agentId, 4_000).next,
+    ended: () => apiRelease(dispatched(), 2_000).next,
+  };
+  /** action → (state it is allowed from → state it leads to); every other state refuses it. */
+  const allowed: Record<keyof typeof drivers, Partial<Record<InteractionState, InteractionState>>> = {
+    offer: { queued: 'offered' },
+    accept: { offered: 'connected' },
+    reject: { offered: 'queued' },
+    'offer-timeout': { offered: 'queued' },
+    hold: { connected: 'held' },
+    retrieve: { held: 'connected' },
+    'transfer to agent': { connected: 'queued', held: 'queued' },
+    'transfer to route': { connected: 'queued', held: 'queued' },
+    'agent release': { connected: 'wrap', held: 'wrap', wrap: 'ended' },
+    'end wrap': { wrap: 'ended' },
+    'api release': { queued: 'ended', offered: 'ended', connected: 'ended', held: 'ended', wrap: 'ended' },
+    'queue timeout': { queued: 'ended' },
+  };
+  const states = Object.keys(inState) as InteractionState[];
+  const cases = Object.keys(drivers).flatMap((action) => states.map((from) => [action, from] as const));
+
+  it.each(cases)('%s from %s', (action, from) => {
+    const rec = inState[from]();
+    expect(rec.state).toBe(from);
+    const before = structuredClone(rec);
+    const to = allowed[action]?.[from];
+    if (to) {
+      const t = (drivers[action] as Driver)(rec);
+      expect(t.next.state).toBe(to);
+      expect(t.events.length).toBeGreaterThan(0);
+      expect(t.next.seq).toBe(rec.seq + t.events.length);
+    } else {
+      // Refused with a coded error: 409 when the state forbids it; 404 for an agent action when nobody is assigned.
+      let error: unknown;
+      try {
+        (drivers[action] as Driver)(rec);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(AppError);
+      expect(['AGENT.INVALID_STATE', 'REQUEST.NOT_FOUND']).toContain((error as AppError).code);
+      if (rec.agent) expect((error as AppError).code).toBe('AGENT.INVALID_STATE');
+    }
+    expect(rec).toEqual(before);
   });
-  it('nothing is allowed once ended', () => {
-    for (const action of Object.keys(table)) expect(canApply('ended', action as InteractionAction)).toBe(false);
+
+  it('canApply agrees with what the transitions do', () => {
+    const actionOf: Record<keyof typeof drivers, InteractionAction> = {
+      offer: 'offer',
+      accept: 'accept',
+      reject: 'reject',
+      'offer-timeout': 'offer-timeout',
+      hold: 'hold',
+      retrieve: 'retrieve',
+      'transfer to agent': 'transfer',
+      'transfer to route': 'transfer',
+      'agent release': 'release',
+      'end wrap': 'end-wrap',
+      'api release': 'api-release',
+      'queue timeout': 'queue-timeout',
+    };
+    for (const [action, from] of cases) {
+      expect([action, from, canApply(from, actionOf[action] as InteractionAction)]).toEqual([
+        action,
+        from,
+        allowed[action]?.[from] !== undefined,
+      ]);
+    }
   });
 });
 

@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { serviceNames } from './support/config-requirements';
+import { root } from './support/manifests';
 
-const root = resolve(__dirname, '../../..');
-const serviceNames = readdirSync(resolve(root, 'services'));
-
-describe.each(serviceNames)('service %s', (name) => {
+// Each service's entry point, started as its own process with a broken environment, refuses to start (exit 78)
+// and names every bad variable. Seven processes booting tsx: a deployment check, not a unit test.
+describe.each(serviceNames())('service %s', (name) => {
   it('exits non-zero naming every missing or malformed required variable', () => {
     const env = { PATH: process.env.PATH, PORT: 'not-a-port', MONGO_URL: 'not a url' };
     const run = spawnSync(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
