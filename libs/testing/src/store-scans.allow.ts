@@ -25,6 +25,14 @@ export const allowedScans: { match: string; why: string }[] = [
     why: 'bookkeeping expiry: an hourly bounded range read (FerretDB pushes no ranges; MongoDB serves it from the index), then deletes by _id.',
   },
   {
+    match: 'deliveries.find {"finishedAt":{"$lt":"?"}} @ services/notifier/src/store/delivery.repository.ts',
+    why: "the notifier's expiry of finished deliveries: a bounded range read in its periodic sweep (FerretDB pushes no ranges; MongoDB serves it from the finishedAt index), then deletes by _id.",
+  },
+  {
+    match: 'interactions.find {"createdAt":{"$lt":"?"}} @ services/notifier/src/store/interaction.repository.ts',
+    why: "the notifier's expiry of interaction chains: a bounded range read in its periodic sweep (as above), then deletes by _id.",
+  },
+  {
     match: 'providers.find {} @ services/notifier/src/workers/delivery.pipeline.ts',
     why: "the notifier's provider read model, loaded once at start and then kept in memory from cc.provider.v1.",
   },
