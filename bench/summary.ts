@@ -32,6 +32,7 @@ const catalogue: CatalogueRow[] = [
     id: 'gateway.direct',
     what: 'Gateway vs direct: throughput ratio, added p50',
     by: 'services/gateway/bench/gateway.bench.ts',
+    target: '≥ 0.7 × direct at c=32; +p50 ≤ 2 ms at c=1',
   },
   { id: 'invoke.1', what: 'Invoke 1-object: req/s, objects/s, p50/p99', by: 'services/routing/bench/invoke.bench.ts' },
   {
@@ -44,6 +45,19 @@ const catalogue: CatalogueRow[] = [
     id: 'assign.post',
     what: 'Assignment → provider POST p50/p99 at a fixed offered rate',
     by: 'services/notifier/bench/notifier.bench.ts',
+    target: 'p99 ≤ 250 ms at 100/s',
+  },
+  {
+    id: 'assign.post.hanging',
+    what: 'Assignment → POST p50/p99 at the same rate, a second endpoint hanging',
+    by: 'services/notifier/bench/notifier.bench.ts',
+    target: 'p99 ≤ 1.2 × without',
+  },
+  {
+    id: 'assign.burst',
+    what: 'Burst of 1,000 notifications to one healthy endpoint: delivered/s',
+    by: 'services/notifier/bench/notifier.bench.ts',
+    target: '≥ 300/s',
   },
   {
     id: 'summaries.consume',
