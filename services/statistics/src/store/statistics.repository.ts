@@ -291,6 +291,8 @@ export class StatisticsRepository {
     for (let i = 0; i < docs.length; i += maxBulk)
       await model.collection.insertMany(docs.slice(i, i + maxBulk) as never[], { ordered: false });
     if (model === this.m.ActivityChunk) await this.insertHeads(docs, [...byGroup.values()] as ActivityChunkData[]);
+    // Only a hint for merging (reads merge too): bounded by forgetting it all now and then.
+    if (this.chunkCounts.size > 10_000) this.chunkCounts.clear();
     for (const g of byGroup.keys()) {
       const n = (this.chunkCounts.get(g) ?? 0) + 1;
       this.chunkCounts.set(g, n);
