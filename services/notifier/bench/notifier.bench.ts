@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { CloudEvent } from '@cc/bus';
-import { eventually } from '@cc/testing';
+import { type BenchRow, eventually, writeBenchResult } from '@cc/testing';
 import { NotifierHarness, newSigningSecret } from '../test/helpers/notifier-harness';
 import { ProviderEndpoint } from '../test/helpers/provider-endpoint.server';
 
@@ -139,6 +139,7 @@ async function main(): Promise<void> {
   };
   const rows = summaryRows(results);
   writeFileSync(join(dir, 'notifier-bench.json'), `${JSON.stringify({ ...meta, rows, results }, null, 2)}\n`);
+  writeBenchResult('notifier', { details: meta }, tableRows(results));
   const table = [
     '| phase | notifications | offered/s | notifications/s | p50 ms | p99 ms | max ms |',
     '|---|---|---|---|---|---|---|',
@@ -211,6 +212,47 @@ function summaryRows(results: PhaseResult[]): { name: string; value: number; uni
       note,
     });
   }
+  return rows;
+}
+
+/** The rows of `./cc bench`'s table (bench/summary.ts): paced latency, the same with a hanging endpoint, bursts. */
+function tableRows(results: PhaseResult[]): BenchRow[] {
+  const by = (phase: string) => results.find((r) => r.phase === phase);
+  const paced = by('healthy provider, paced');
+  const pacedHang = by('healthy + hanging provider, paced');
+  const burstOk = by('healthy provider, burst');
+  const burstHang = by('healthy + hanging provider, burst');
+  const rows: BenchRow[] = [];
+  const latency = (r: PhaseResult) => `p50/p99 ${r.latencyMs.p50}/${r.latencyMs.p99} ms`;
+  if (paced)
+    rows.push({
+      id: 'assign.post',
+      value: latency(paced),
+      beside: `offered ${ratePerSecond}/s, delivered ${paced.notificationsPerSecond}/s`,
+      numbers: { ...paced.latencyMs, notificationsPerSecond: paced.notificationsPerSecond },
+    });
+  if (pacedHang)
+    rows.push({
+      id: 'assign.post.hanging',
+      value: latency(pacedHang),
+      beside: paced
+        ? `p99 ${Math.round((pacedHang.latencyMs.p99 / paced.latencyMs.p99) * 100) / 100}× the run without a hanging endpoint`
+        : 'second endpoint hanging',
+      numbers: {
+        ...pacedHang.latencyMs,
+        ...(paced ? { p99Ratio: pacedHang.latencyMs.p99 / paced.latencyMs.p99 } : {}),
+      },
+    });
+  if (burstOk)
+    rows.push({
+      id: 'assign.burst',
+      value: `${burstOk.notificationsPerSecond}/s`,
+      beside: `burst of ${burstOk.notifications}; with a second endpoint hanging ${burstHang?.notificationsPerSecond ?? 'n/a'}/s`,
+      numbers: {
+        notificationsPerSecond: burstOk.notificationsPerSecond,
+        ...(burstHang ? { withHangingPerSecond: burstHang.notificationsPerSecond } : {}),
+      },
+    });
   return rows;
 }
 

@@ -49,6 +49,7 @@ export async function startService(
       topics: consumedTopics,
       handler: consumer.handle,
       flush: consumer.flush,
+      ...StatisticsConsumer.consumerOptions,
       // Every write is an upsert by natural key (activities) or by sequence (interaction logs), so a redelivered
       // event rewrites the same fields: the event-id deduper would only add two store round trips per batch.
       deduper: naturalKeysDedupe,

@@ -16,6 +16,8 @@ export interface SummariesService extends Runtime {
   book: SummaryBook;
   flags: AccountFlags;
   watermark: Watermark;
+  /** When the consumer had joined its group and started fetching (epoch ms; the benchmark times from it). */
+  consumingSince: number;
 }
 
 const dayMs = 86_400_000;
@@ -66,8 +68,13 @@ export async function startService(
       compactDue = false;
       runtime.logger.info({ buckets: live.buckets.length, ms: Date.now() - started }, 'stored summaries compacted');
     };
-    const flush = () =>
-      exclusive(async () => {
+    // Group writes: batches of several partitions that finish while a write runs share the next one (it takes
+    // everything dirty when it starts), so the store sees one write per round, not one per partition batch.
+    let queued: Promise<void> | null = null;
+    const flush = (): Promise<void> => {
+      if (queued) return queued;
+      const next = exclusive(async () => {
+        queued = null;
         const changes = { ...book.takeDirty(), flags: flags.takeDirty() };
         const started = Date.now();
         try {
@@ -83,13 +90,20 @@ export async function startService(
         }
         if (compactDue || repo.needsCompaction(book.size())) await compact();
       });
+      queued = next;
+      return next;
+    };
     const consumer = await runtime.consume({
       groupId: config.KAFKA_GROUP_ID,
       topics: [config.AGENT_ACTIVITY_TOPIC, config.ACCOUNT_TOPIC],
       handler: summariesEventHandler(book, flags),
       deduper: memoryDeduper(),
       flush,
+      // Partitions handled side by side share writes (above); bigger fetches mean fewer rounds.
+      partitionsConsumedConcurrently: 8,
+      maxBytesPerPartition: 4 * 1024 * 1024,
     });
+    const consumingSince = Date.now();
     watermark.attach(consumer);
 
     // Hourly expiry: forget old periods in memory; the next compaction leaves them out of the store.
@@ -107,7 +121,7 @@ export async function startService(
       accountClaim: config.AUTH_ACCOUNT_CLAIM,
     });
     await runtime.listen((app) => mountRoutes(app, { verify, book, flags, upTo: () => watermark.upTo() }));
-    return Object.assign(runtime, { book, flags, watermark });
+    return Object.assign(runtime, { book, flags, watermark, consumingSince });
   } catch (err) {
     await runtime.stop().catch(() => undefined);
     throw err;

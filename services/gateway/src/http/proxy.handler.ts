@@ -1,8 +1,15 @@
-import { Agent, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import {
+  Agent,
+  type ClientRequest,
+  request as httpRequest,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type RequestOptions,
+  type ServerResponse,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { AppError, type Logger, toProblem } from '@cc/kit';
 import type { RequestHandler } from 'express';
-import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
 import type { Upstream } from '../domain/route-table';
 import { routeOf } from './guard.middleware';
 
@@ -14,14 +21,6 @@ export interface ProxyOptions {
   /** Limit of media bodies (routes with `mediaBody`, e.g. recordings); default bodyLimitBytes. */
   mediaBodyLimitBytes?: number;
   logger: Logger;
-}
-
-/** Per-request state the proxy events share (keyed by the incoming request). */
-interface Flight {
-  proxyReq?: ClientRequest;
-  timedOut?: boolean;
-  tooLarge?: boolean;
-  startedAt: number;
 }
 
 const unavailableCodes = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN']);
@@ -51,109 +50,173 @@ function sendProblem(
   res.end(JSON.stringify(problem));
 }
 
+/** Headers of one hop only (RFC 9110 §7.6.1): never forwarded, either way. */
+const hopByHop = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authenticate',
+  'proxy-authorization',
+]);
+
+/** One upstream service: where it is, parsed once, and its keep-alive agent. */
+interface Target {
+  name: Upstream;
+  request: typeof httpRequest;
+  agent: Agent;
+  protocol: string;
+  hostname: string;
+  port: number;
+  host: string;
+  basePath: string;
+}
+
+function targetOf(name: Upstream, url: string): Target {
+  const u = new URL(url);
+  const tls = u.protocol === 'https:';
+  // Keep-alive sockets per service: a request reuses an idle one instead of a TCP (and TLS) handshake.
+  const agentOpts = { keepAlive: true, maxSockets: 256, maxFreeSockets: 64 };
+  return {
+    name,
+    request: tls ? (httpsRequest as typeof httpRequest) : httpRequest,
+    agent: tls ? new HttpsAgent(agentOpts) : new Agent(agentOpts),
+    protocol: u.protocol,
+    hostname: u.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(u.port || (tls ? 443 : 80)),
+    host: u.host,
+    basePath: u.pathname === '/' ? '' : u.pathname.replace(/\/$/, ''),
+  };
+}
+
+/** The upstream request's headers: the caller's minus hop-by-hop ones, the service's Host, and X-Forwarded-*. */
+function forwardHeaders(req: IncomingMessage, t: Target): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  const h = req.headers;
+  for (const name in h) if (!hopByHop.has(name)) out[name] = h[name];
+  out.host = t.host;
+  const append = (name: string, value: string) => {
+    const prior = h[name];
+    out[name] = prior ? `${prior},${value}` : value;
+  };
+  const encrypted = Boolean((req.socket as { encrypted?: boolean }).encrypted);
+  append('x-forwarded-for', req.socket.remoteAddress ?? '');
+  append('x-forwarded-port', String(req.socket.localPort ?? (encrypted ? 443 : 80)));
+  append('x-forwarded-proto', encrypted ? 'https' : 'http');
+  out['x-forwarded-host'] = h['x-forwarded-host'] ?? h.host ?? '';
+  return out;
+}
+
 /**
- * Streams requests to the owning services with http-proxy-middleware: one keep-alive agent per service, the
- * original Authorization header (services verify again), `x-request-id` and a child `traceparent`, a timeout,
- * a streamed body-size count, and upstream failures answered as 502/503/504 problems by the gateway itself.
+ * Streams requests to the owning services with Node's own `http` client and one keep-alive agent per service (no
+ * proxy library: ~15 % of the gateway's CPU went to http-proxy): the original Authorization header (services verify
+ * again), `x-request-id` and a child `traceparent`, hop-by-hop headers dropped both ways, a timeout, a streamed
+ * body-size count, and upstream failures answered as 502/503/504 problems by the gateway itself.
  */
 export function createProxy(opts: ProxyOptions): { handler: RequestHandler; close(): void } {
-  const flights = new WeakMap<IncomingMessage, Flight>();
-  const agents: Agent[] = [];
+  const targets = new Map<Upstream, Target>();
+  for (const [name, url] of Object.entries(opts.upstreams) as [Upstream, string][])
+    targets.set(name, targetOf(name, url));
 
-  const plugin: Plugin = (proxyServer) => {
-    proxyServer.on('start', (req: IncomingMessage, res: ServerResponse) => {
-      const flight: Flight = { startedAt: Date.now() };
-      flights.set(req, flight);
-      const media = routeOf(res as unknown as { locals: Record<string, unknown> })?.rule.mediaBody === true;
-      const limitBytes = media ? (opts.mediaBodyLimitBytes ?? opts.bodyLimitBytes) : opts.bodyLimitBytes;
-      // Counted in the same tick the body is piped upstream, so no chunk passes uncounted.
-      let seen = 0;
-      const onData = (chunk: Buffer) => {
-        seen += chunk.length;
-        if (seen <= limitBytes || flight.tooLarge) return;
-        flight.tooLarge = true;
-        req.off('data', onData);
-        req.unpipe();
-        flight.proxyReq?.destroy();
-        req.resume(); // drain what is still coming so the client can read the answer
-        if (!res.headersSent) {
-          sendProblem(
-            req,
-            res,
-            new AppError('REQUEST.TOO_LARGE', `The request body exceeds the limit of ${limitBytes} bytes`, [], {
-              limit: limitBytes,
-            }),
-            { Connection: 'close' },
-          );
-        }
-      };
-      req.on('data', onData);
+  const forward = (req: IncomingMessage, res: ServerResponse, t: Target, limitBytes: number) => {
+    const startedAt = Date.now();
+    let timedOut = false;
+    let tooLarge = false;
+    let proxyReq: ClientRequest;
+    const options: RequestOptions = {
+      agent: t.agent,
+      protocol: t.protocol,
+      hostname: t.hostname,
+      port: t.port,
+      method: req.method,
+      path: t.basePath + (req.url ?? '/'),
+      headers: forwardHeaders(req, t),
+    };
+    try {
+      proxyReq = t.request(options);
+    } catch (err) {
+      // Invalid header values and the like: refused before anything was sent.
+      return sendProblem(req, res, upstreamError(t.name, (err as NodeJS.ErrnoException).code, false));
+    }
+    // Idle time on the upstream socket, as before: a service silent this long is a 504.
+    proxyReq.setTimeout(opts.timeoutMs, () => {
+      timedOut = true;
+      proxyReq.destroy();
     });
-    proxyServer.on('proxyReq', (proxyReq: ClientRequest, req: IncomingMessage) => {
-      const flight = flights.get(req);
-      if (!flight) return;
-      flight.proxyReq = proxyReq;
-      if (flight.tooLarge) return void proxyReq.destroy();
-      proxyReq.on('timeout', () => {
-        flight.timedOut = true;
-      });
-    });
-    proxyServer.on('proxyRes', (proxyRes: IncomingMessage, _req: IncomingMessage, res: ServerResponse) => {
+    proxyReq.on('response', (proxyRes) => {
+      if (tooLarge) return void proxyRes.resume();
+      const headers = proxyRes.headers;
+      for (const name in headers) {
+        const value = headers[name];
+        if (value !== undefined && !hopByHop.has(name)) res.setHeader(name, value);
+      }
+      res.writeHead(proxyRes.statusCode ?? 502, proxyRes.statusMessage);
+      proxyRes.pipe(res);
       // A client that goes away mid-response must not leave the upstream stream open (SSE and long bodies).
       res.on('close', () => {
         if (!res.writableEnded) proxyRes.destroy();
       });
     });
-    proxyServer.on('error', (err: NodeJS.ErrnoException, req: IncomingMessage, res: ServerResponse | Socket) => {
-      const flight = flights.get(req);
-      if (flight?.tooLarge) return;
-      const upstream = (req as { upstream?: string }).upstream ?? 'upstream';
-      const error = upstreamError(upstream, err.code, Boolean(flight?.timedOut));
+    proxyReq.on('error', (err: NodeJS.ErrnoException) => {
+      if (tooLarge || res.destroyed) return;
+      const error = upstreamError(t.name, err.code, timedOut);
       opts.logger.warn(
-        { upstream, code: err.code, err: err.message, elapsedMs: flight ? Date.now() - flight.startedAt : undefined },
+        { upstream: t.name, code: err.code, err: err.message, elapsedMs: Date.now() - startedAt },
         'upstream request failed',
       );
-      if (!('setHeader' in res)) return void res.destroy();
       if (res.headersSent) return void res.destroy();
       sendProblem(req, res, error);
     });
-    proxyServer.on('econnreset', () => undefined);
-  };
+    // The caller gone before the answer: the upstream request goes too.
+    res.on('close', () => {
+      if (!res.writableEnded) proxyReq.destroy();
+    });
 
-  const proxies = new Map<Upstream, RequestHandler>();
-  for (const [name, target] of Object.entries(opts.upstreams) as [Upstream, string][]) {
-    const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
-    agents.push(agent);
-    proxies.set(
-      name,
-      createProxyMiddleware({
-        target,
-        changeOrigin: true,
-        xfwd: true,
-        agent,
-        proxyTimeout: opts.timeoutMs,
-        ejectPlugins: true,
-        plugins: [plugin],
-      }) as unknown as RequestHandler,
-    );
-  }
+    // Counted in the same tick the body is piped upstream, so no chunk passes uncounted.
+    let seen = 0;
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen <= limitBytes || tooLarge) return;
+      tooLarge = true;
+      req.off('data', onData);
+      req.unpipe(proxyReq);
+      proxyReq.destroy();
+      req.resume(); // drain what is still coming so the client can read the answer
+      if (!res.headersSent) {
+        sendProblem(
+          req,
+          res,
+          new AppError('REQUEST.TOO_LARGE', `The request body exceeds the limit of ${limitBytes} bytes`, [], {
+            limit: limitBytes,
+          }),
+          { Connection: 'close' },
+        );
+      }
+    };
+    req.on('data', onData);
+    req.pipe(proxyReq);
+  };
 
   const handler: RequestHandler = (req, res, next) => {
     const route = routeOf(res);
     if (!route || route.rule.target === 'gateway') return next();
-    const proxy = proxies.get(route.rule.target);
-    if (!proxy) return next();
-    (req as { upstream?: string }).upstream = route.rule.target;
-    // Set on the incoming headers (copied into the outgoing request): headers of a streamed request cannot change later.
+    const target = targets.get(route.rule.target);
+    if (!target) return next();
+    // Set on the incoming headers (copied into the outgoing request).
     req.headers['x-request-id'] = String(res.locals.requestId);
     req.headers.traceparent = String(res.locals.traceparent);
-    return proxy(req, res, next);
+    const limitBytes =
+      route.rule.mediaBody === true ? (opts.mediaBodyLimitBytes ?? opts.bodyLimitBytes) : opts.bodyLimitBytes;
+    forward(req, res, target, limitBytes);
   };
 
   return {
     handler,
     close() {
-      for (const a of agents) a.destroy();
+      for (const t of targets.values()) t.agent.destroy();
     },
   };
 }

@@ -21,10 +21,13 @@ export function agentActivitiesHandler(repo: StatisticsRepository, now: () => nu
     const q = _req.query as unknown as WindowQuery & { agentId?: string; type?: string };
     const at = now();
     const w = windowOf(q, at, maxWindowMs, '31 days');
-    const all = await repo.activities(accountId, { ...w, include: q.include });
-    const items = all.filter((i) => (!q.agentId || i.agentId === q.agentId) && (!q.type || i.type === q.type));
-    const page = pageOf(items, q.page, q.limit);
-    res.json({ ...page, items: page.items.map((i) => toActivityView(i, at)), upTo: iso(Math.min(w.end, at)) });
+    const filter = { ...(q.agentId ? { agentId: q.agentId } : {}), ...(q.type ? { type: q.type } : {}) };
+    const { items, total } = await repo.activityPage(accountId, { ...w, include: q.include }, filter, q.page, q.limit);
+    res.json({
+      meta: { page: q.page, count: items.length, pageCount: Math.ceil(total / q.limit), totalCount: total },
+      items: items.map((i) => toActivityView(i, at)),
+      upTo: iso(Math.min(w.end, at)),
+    });
   };
 }
 

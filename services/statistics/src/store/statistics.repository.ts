@@ -1,7 +1,7 @@
 import type { ActivityItem, ActivityWrite } from '../domain/agent-activity';
 import { buildInteractionRecord, type InteractionRecord, type LoggedEvent } from '../domain/interaction-record';
-import { hourOf, hoursOf } from '../domain/time';
-import type { StatisticsModels } from './models';
+import { hourMs, hourOf, hoursOf } from '../domain/time';
+import type { ChunkDoc, ChunkHeadDoc, StatisticsModels } from './models';
 
 /** Which records a window selects (the `include` parameter). */
 export type Include = 'Started' | 'StartedOrEnded' | 'Processed';
@@ -46,39 +46,92 @@ async function byIds(model: StatisticsModels[keyof StatisticsModels], ids: strin
   return out;
 }
 
+/** Most documents per insert or delete call: large bulks stall the shared store for everyone. */
+const maxBulk = 50;
+/** Chunks of one group after which they are merged into one (reads parse every chunk of a group). */
+const mergeAfter = 24;
+
+/** Versions of chunks: microseconds, strictly increasing within the process. */
+let lastV = 0;
+function stamp(): number {
+  lastV = Math.max(Date.now() * 1000, lastV + 1);
+  return lastV;
+}
+
+/** The chunks of each group key, read by equality on the indexed `g` (a few groups at a time), in `v` order. */
+async function chunksOf<T extends { _id: string; v: number } = ChunkDoc>(
+  model: StatisticsModels['ActivityChunk'] | StatisticsModels['ActivityChunkHead'],
+  groups: string[],
+  concurrency = 8,
+  field: 'g' | 'd' = 'g',
+) {
+  const out = new Map<string, T[]>();
+  let next = 0;
+  const worker = async () => {
+    while (next < groups.length) {
+      const g = groups[next++] as string;
+      const docs = (await model.collection.find({ [field]: g }).toArray()) as unknown as T[];
+      out.set(
+        g,
+        docs.sort((a, b) => a.v - b.v || (a._id < b._id ? -1 : 1)),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, groups.length) }, worker));
+  return out;
+}
+
+/** Activity chunk data: finished (`c`) and running (`o`) activities by natural key. */
+type ActivityChunkData = { c?: Record<string, StoredActivity>; o?: Record<string, StoredActivity> };
+/** Reference chunk data: natural key → start hour. */
+type RefChunkData = Record<string, number>;
+
 /**
- * Agent activities and interaction records in hour buckets. Every write of a consumed batch is one `bulkWrite`
- * per collection of upserts by natural key (idempotent on redelivery); every read is a set of `_id` lookups of
- * the window's buckets, filtered and ordered in memory.
+ * Agent activities in insert-only hour chunks (see `ChunkDoc`), interaction records in hour buckets, and the
+ * ended/written references of both in chunks. Every write of a consumed batch is one insert per collection (of
+ * at most {@link maxBulk} documents per call) or, for interaction records, one `bulkWrite` of upserts by natural
+ * key: idempotent on redelivery. Every read is by equality (`_id` or chunk group), filtered and ordered in memory.
  */
 export class StatisticsRepository {
+  /** Chunks written per group since start (merged when they pile up), and merges running. */
+  private readonly chunkCounts = new Map<string, number>();
+  private readonly merging = new Set<string>();
+  /** The oldest hour noted per account (saves a write per batch when nothing older arrives). */
+  private readonly notedOldest = new Map<string, number>();
+
   constructor(private readonly m: StatisticsModels) {}
 
   /** Writes a batch of activity writes (open and closed items) with their ended/written references. */
   async writeActivities(accountWrites: { accountId: string; writes: ActivityWrite[] }[], now: number): Promise<void> {
-    const buckets = new Map<string, Raw>();
-    const refs = new Map<string, Raw>();
+    const chunks = new Map<string, { c: Record<string, StoredActivity>; o: Record<string, StoredActivity> }>();
+    const refs = new Map<string, RefChunkData>();
     const oldest = new Map<string, number>();
-    const setIn = (map: Map<string, Raw>, id: string, base: Raw) => {
-      const set = map.get(id) ?? { ...base };
-      map.set(id, set);
-      return set;
+    const refIn = (g: string) => {
+      let r = refs.get(g);
+      if (!r) {
+        r = {};
+        refs.set(g, r);
+      }
+      return r;
     };
     for (const { accountId, writes } of accountWrites) {
+      const written = refIn(refId('ap', accountId, hourOf(now)));
       for (const w of writes) {
-        const set = setIn(buckets, bucketId(accountId, w.hour), { accountId, hour: w.hour });
-        set[`${w.kind === 'closed' ? 'items' : 'open'}.${w.key}`] = { ...w.item, updatedAt: now };
-        setIn(refs, refId('ap', accountId, hourOf(now)), { accountId, hour: hourOf(now) })[`refs.${w.key}`] = w.hour;
-        if (w.item.end !== null) {
-          const h = hourOf(w.item.end);
-          setIn(refs, refId('ae', accountId, h), { accountId, hour: h })[`refs.${w.key}`] = w.hour;
+        const g = bucketId(accountId, w.hour);
+        let chunk = chunks.get(g);
+        if (!chunk) {
+          chunk = { c: {}, o: {} };
+          chunks.set(g, chunk);
         }
+        chunk[w.kind === 'closed' ? 'c' : 'o'][w.key] = { ...w.item, updatedAt: now };
+        written[w.key] = w.hour;
+        if (w.item.end !== null) refIn(refId('ae', accountId, hourOf(w.item.end)))[w.key] = w.hour;
         oldest.set(accountId, Math.min(oldest.get(accountId) ?? w.hour, w.hour));
       }
     }
     await Promise.all([
-      this.upsertSets(this.m.ActivityBucket, buckets),
-      this.upsertSets(this.m.StatRef, refs),
+      this.insertChunks(this.m.ActivityChunk, chunks),
+      this.insertChunks(this.m.RefChunk, refs),
       this.noteAccounts(oldest),
     ]);
   }
@@ -103,7 +156,7 @@ export class StatisticsRepository {
     const logSets = new Map<string, Raw>();
     const buckets = new Map<string, Raw>();
     const unsets: Raw[] = [];
-    const refs = new Map<string, Raw>();
+    const refs = new Map<string, { refs: RefChunkData }>();
     const oldest = new Map<string, number>();
     for (const [id, { accountId, interactionId, events }] of byInteraction) {
       const prior = logs.get(id);
@@ -125,44 +178,43 @@ export class StatisticsRepository {
       const bucket = buckets.get(bucketId(accountId, hour)) ?? { accountId, hour };
       bucket[`items.${interactionId}`] = { ...record, updatedAt: now };
       buckets.set(bucketId(accountId, hour), bucket);
-      const written = refs.get(refId('ip', accountId, hourOf(now))) ?? { accountId, hour: hourOf(now) };
-      written[`refs.${interactionId}`] = hour;
+      const written = refs.get(refId('ip', accountId, hourOf(now))) ?? { refs: {} };
+      written.refs[interactionId] = hour;
       refs.set(refId('ip', accountId, hourOf(now)), written);
       if (record.end !== null) {
         const eh = hourOf(record.end);
-        const ended = refs.get(refId('ie', accountId, eh)) ?? { accountId, hour: eh };
-        ended[`refs.${interactionId}`] = hour;
+        const ended = refs.get(refId('ie', accountId, eh)) ?? { refs: {} };
+        ended.refs[interactionId] = hour;
         refs.set(refId('ie', accountId, eh), ended);
       }
       oldest.set(accountId, Math.min(oldest.get(accountId) ?? hour, hour));
     }
     // The log first: a crash after it rebuilds the same record from the redelivered batch.
     await this.upsertSets(this.m.InteractionLog, logSets);
+    const refChunks = new Map<string, RefChunkData>();
+    for (const [g, set] of refs) refChunks.set(g, set.refs);
     await Promise.all([
       this.upsertSets(this.m.InteractionBucket, buckets, unsets),
-      this.upsertSets(this.m.StatRef, refs),
+      this.insertChunks(this.m.RefChunk, refChunks),
       this.noteAccounts(oldest),
     ]);
   }
 
   /** The account's activities selected by the window, oldest first (ties by natural key). */
   async activities(accountId: string, w: Window): Promise<StoredActivity[]> {
-    const docs = await byIds(this.m.ActivityBucket, await this.startHours(accountId, w, 'a'));
-    const out: { key: string; item: StoredActivity }[] = [];
-    for (const doc of docs) {
-      const items = (doc.items ?? {}) as Record<string, StoredActivity>;
-      const open = (doc.open ?? {}) as Record<string, StoredActivity>;
-      for (const [key, item] of Object.entries(items)) if (selects(item, w)) out.push({ key, item });
-      for (const [key, item] of Object.entries(open)) if (!(key in items) && selects(item, w)) out.push({ key, item });
-    }
-    return out
-      .sort((a, b) => a.item.start - b.item.start || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-      .map((x) => x.item);
+    const groups = (await this.startHours(accountId, w, 'a')).map((h) => bucketId(accountId, h));
+    const byGroup = await chunksOf(this.m.ActivityChunk, groups);
+    // Groups are start hours, in order: their ordered items concatenate in order.
+    return groups.flatMap((g) => this.selected(byGroup.get(g) ?? [], w, g));
   }
 
   /** The account's interaction records selected by the window, oldest first (ties by guid). */
   async interactions(accountId: string, w: Window): Promise<StoredRecord[]> {
-    const docs = await byIds(this.m.InteractionBucket, await this.startHours(accountId, w, 'i'));
+    const hours = await this.startHours(accountId, w, 'i');
+    const docs = await byIds(
+      this.m.InteractionBucket,
+      hours.map((h) => bucketId(accountId, h)),
+    );
     const out: StoredRecord[] = [];
     for (const doc of docs) {
       for (const r of Object.values((doc.items ?? {}) as Record<string, StoredRecord>)) if (selects(r, w)) out.push(r);
@@ -171,7 +223,7 @@ export class StatisticsRepository {
   }
 
   /**
-   * Deletes the buckets (and the interaction logs and references) of hours older than `cutoff`, at most
+   * Deletes the buckets and chunks (and the interaction logs and references) of hours older than `cutoff`, at most
    * `maxHours` hours per account per call, walking from each account's oldest stored hour: bounded `_id` deletes.
    */
   async expire(cutoff: number, maxHours: number): Promise<number> {
@@ -189,40 +241,206 @@ export class StatisticsRepository {
         hours.map((h) => bucketId(accountId, h)),
       );
       const logIds = interactionBuckets.flatMap((b) => Object.keys(b.items ?? {}).map((g) => logId(accountId, g)));
-      const del = (ids: string[]) => ids.map((id) => ({ deleteOne: { filter: { _id: id } } }));
-      const results = await Promise.all([
-        logIds.length ? this.m.InteractionLog.collection.bulkWrite(del(logIds) as never, { ordered: false }) : null,
-        this.m.InteractionBucket.collection.bulkWrite(del(hours.map((h) => bucketId(accountId, h))) as never, {
-          ordered: false,
-        }),
-        this.m.ActivityBucket.collection.bulkWrite(del(hours.map((h) => bucketId(accountId, h))) as never, {
-          ordered: false,
-        }),
-        this.m.StatRef.collection.bulkWrite(
-          del(hours.flatMap((h) => ['ap', 'ae', 'ip', 'ie'].map((k) => refId(k, accountId, h)))) as never,
-          { ordered: false },
-        ),
-      ]);
-      deleted += (results[1]?.deletedCount ?? 0) + (results[2]?.deletedCount ?? 0);
+      const chunkIds = async (model: StatisticsModels['ActivityChunk'], groups: string[]) =>
+        [...(await chunksOf(model, groups)).values()].flatMap((docs) => docs.map((d) => d._id));
+      const activityChunks = await chunkIds(
+        this.m.ActivityChunk,
+        hours.map((h) => bucketId(accountId, h)),
+      );
+      const refChunks = await chunkIds(
+        this.m.RefChunk,
+        hours.flatMap((h) => ['ap', 'ae', 'ip', 'ie'].map((k) => refId(k, accountId, h))),
+      );
+      deleted += await this.deleteIds(
+        this.m.InteractionBucket,
+        interactionBuckets.map((b) => String(b._id)),
+      );
+      await this.deleteIds(this.m.ActivityChunkHead, activityChunks);
+      deleted += await this.deleteIds(this.m.ActivityChunk, activityChunks);
+      await this.deleteIds(this.m.InteractionLog, logIds);
+      await this.deleteIds(this.m.RefChunk, refChunks);
       await this.m.StatAccount.collection.updateOne({ _id: accountId as never }, { $max: { oldestHour: to } } as never);
     }
     return deleted;
   }
 
   /** The start hours a window must read: its own hours, plus (ended/processed) the hours its references name. */
-  private async startHours(accountId: string, w: Window, family: 'a' | 'i'): Promise<string[]> {
+  private async startHours(accountId: string, w: Window, family: 'a' | 'i'): Promise<number[]> {
     const hours = new Set<number>();
     const windowHours = hoursOf(w.start, w.end);
     if (w.include !== 'Processed') for (const h of windowHours) hours.add(h);
     if (w.include !== 'Started') {
       const kind = `${family}${w.include === 'Processed' ? 'p' : 'e'}`;
-      const refDocs = await byIds(
-        this.m.StatRef,
+      const byGroup = await chunksOf(
+        this.m.RefChunk,
         windowHours.map((h) => refId(kind, accountId, h)),
       );
-      for (const d of refDocs) for (const h of Object.values((d.refs ?? {}) as Record<string, number>)) hours.add(h);
+      for (const docs of byGroup.values())
+        for (const d of docs) for (const h of Object.values(JSON.parse(d.data) as RefChunkData)) hours.add(h);
     }
-    return [...hours].sort((a, b) => a - b).map((h) => bucketId(accountId, h));
+    return [...hours].sort((a, b) => a - b);
+  }
+
+  /** Inserts one chunk per group (at most {@link maxBulk} per call); merges a group's chunks when they pile up. */
+  private async insertChunks(model: StatisticsModels['ActivityChunk'], byGroup: Map<string, object>): Promise<void> {
+    const docs: ChunkDoc[] = [];
+    for (const [g, data] of byGroup) {
+      const v = stamp();
+      docs.push({ _id: `${g}|${v}`, g, v, data: JSON.stringify(data) });
+    }
+    for (let i = 0; i < docs.length; i += maxBulk)
+      await model.collection.insertMany(docs.slice(i, i + maxBulk) as never[], { ordered: false });
+    if (model === this.m.ActivityChunk) await this.insertHeads(docs, [...byGroup.values()] as ActivityChunkData[]);
+    // Only a hint for merging (reads merge too): bounded by forgetting it all now and then.
+    if (this.chunkCounts.size > 10_000) this.chunkCounts.clear();
+    for (const g of byGroup.keys()) {
+      const n = (this.chunkCounts.get(g) ?? 0) + 1;
+      this.chunkCounts.set(g, n);
+      if (n >= mergeAfter) this.scheduleMerge(model, g, model === this.m.ActivityChunk ? 'activity' : 'ref');
+    }
+  }
+
+  /**
+   * Merges a group's chunks into one, in the background: the merged chunk is inserted first with the version of the
+   * newest chunk it holds, then the merged ones are deleted. A crash between leaves duplicates that merge the same
+   * way; a chunk written meanwhile (by any replica) has a newer version and still wins.
+   */
+  private scheduleMerge(model: StatisticsModels['ActivityChunk'], g: string, kind: 'activity' | 'ref'): void {
+    if (this.merging.has(g)) return;
+    this.merging.add(g);
+    this.chunkCounts.set(g, 0);
+    void (async () => {
+      const docs = (await chunksOf(model, [g])).get(g) ?? [];
+      if (docs.length < 2) return;
+      const v = (docs[docs.length - 1] as ChunkDoc).v;
+      const data =
+        kind === 'activity'
+          ? mergeActivities(docs)
+          : Object.assign({}, ...docs.map((d) => JSON.parse(d.data) as RefChunkData));
+      const merged: ChunkDoc = { _id: `${g}|${v}|m${stamp()}`, g, v, data: JSON.stringify(data) };
+      await model.collection.insertOne(merged as never);
+      if (kind === 'activity') await this.insertHeads([merged], [data as ActivityChunkData]);
+      // Heads first: a head without its chunk would count activities no read finds.
+      if (kind === 'activity')
+        await this.deleteIds(
+          this.m.ActivityChunkHead,
+          docs.map((d) => d._id),
+        );
+      await this.deleteIds(
+        model,
+        docs.map((d) => d._id),
+      );
+    })()
+      .catch(() => undefined) // left for the next merge; reads are correct either way
+      .finally(() => this.merging.delete(g));
+  }
+
+  /** The heads of activity chunks (after the chunks: a head always has its chunk). */
+  private async insertHeads(docs: ChunkDoc[], data: ActivityChunkData[]): Promise<void> {
+    const heads: ChunkHeadDoc[] = docs.map((d, i) => ({
+      _id: d._id,
+      g: d.g,
+      d: dayKeyOf(d.g),
+      v: d.v,
+      n: countOf(data[i] ?? {}),
+    }));
+    for (let i = 0; i < heads.length; i += maxBulk)
+      await this.m.ActivityChunkHead.collection.insertMany(heads.slice(i, i + maxBulk) as never[], { ordered: false });
+  }
+
+  /**
+   * One page of the account's activities selected by the window (oldest first, ties by natural key) and how many
+   * there are. For `include=Started` without filters, the hours the window covers whole and one chunk holds are
+   * counted from their heads, and only the hours the page shows (and the window's partial hours) are read.
+   */
+  async activityPage(
+    accountId: string,
+    w: Window,
+    filter: { agentId?: string; type?: string },
+    page: number,
+    limit: number,
+  ): Promise<{ items: StoredActivity[]; total: number }> {
+    const keep = (i: StoredActivity) =>
+      (!filter.agentId || i.agentId === filter.agentId) && (!filter.type || i.type === filter.type);
+    const skip = (page - 1) * limit;
+    if (w.include !== 'Started' || filter.agentId || filter.type) {
+      const all = (await this.activities(accountId, w)).filter(keep);
+      return { items: all.slice(skip, skip + limit), total: all.length };
+    }
+    const hours = hoursOf(w.start, w.end);
+    const groups = hours.map((h) => bucketId(accountId, h));
+    const heads = new Map<string, ChunkHeadDoc[]>();
+    for (const docs of (
+      await chunksOf<ChunkHeadDoc>(this.m.ActivityChunkHead, [...new Set(groups.map(dayKeyOf))], 8, 'd')
+    ).values())
+      for (const head of docs) {
+        const list = heads.get(head.g);
+        if (list) list.push(head);
+        else heads.set(head.g, [head]);
+      }
+    const counts = new Map<string, number>();
+    for (const [i, g] of groups.entries()) {
+      const h = hours[i] as number;
+      const hs = heads.get(g) ?? [];
+      const whole = h * hourMs >= w.start && (h + 1) * hourMs <= w.end;
+      if (hs.length === 0) counts.set(g, 0);
+      else if (hs.length === 1 && whole) counts.set(g, (hs[0] as ChunkHeadDoc).n);
+    }
+    const read = new Map<string, StoredActivity[]>();
+    const readGroups = async (gs: string[]) => {
+      const byGroup = await chunksOf(this.m.ActivityChunk, gs);
+      for (const g of gs) {
+        const items = this.selected(byGroup.get(g) ?? [], w, g);
+        read.set(g, items);
+        counts.set(g, items.length);
+      }
+    };
+    await readGroups(groups.filter((g) => !counts.has(g)));
+    let total = 0;
+    const shown: string[] = [];
+    for (const g of groups) {
+      const n = counts.get(g) ?? 0;
+      if (n > 0 && total + n > skip && total < skip + limit) shown.push(g);
+      total += n;
+    }
+    await readGroups(shown.filter((g) => !read.has(g)));
+    const items: StoredActivity[] = [];
+    let at = 0;
+    for (const g of groups) {
+      const n = counts.get(g) ?? 0;
+      if (shown.includes(g))
+        items.push(...(read.get(g) ?? []).slice(Math.max(0, skip - at), Math.max(0, skip + limit - at)));
+      at += n;
+    }
+    return { items, total };
+  }
+
+  /** The activities of one group's chunks the window selects, ordered. */
+  private selected(docs: ChunkDoc[], w: Window, g: string): StoredActivity[] {
+    const { c, o } = mergeActivities(docs);
+    const out: { key: string; item: StoredActivity }[] = [];
+    for (const key in c) {
+      const item = c[key] as StoredActivity;
+      if (selects(item, w)) out.push({ key, item });
+    }
+    for (const key in o) {
+      const item = o[key] as StoredActivity;
+      if (!(key in c) && selects(item, w)) out.push({ key, item });
+    }
+    if (docs.length >= mergeAfter) this.scheduleMerge(this.m.ActivityChunk, g, 'activity');
+    return out
+      .sort((a, b) => a.item.start - b.item.start || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map((x) => x.item);
+  }
+
+  /** Deletes by `_id`, at most {@link maxBulk} per call; returns how many were deleted. */
+  private async deleteIds(model: StatisticsModels[keyof StatisticsModels], ids: string[]): Promise<number> {
+    let n = 0;
+    for (let i = 0; i < ids.length; i += maxBulk) {
+      const ops = ids.slice(i, i + maxBulk).map((id) => ({ deleteOne: { filter: { _id: id } } }));
+      n += (await model.collection.bulkWrite(ops as never, { ordered: false })).deletedCount ?? 0;
+    }
+    return n;
   }
 
   private async upsertSets(
@@ -237,15 +455,48 @@ export class StatisticsRepository {
     if (ops.length) await model.collection.bulkWrite(ops as never, { ordered: false });
   }
 
-  private async noteAccounts(oldest: Map<string, number>): Promise<void> {
-    if (!oldest.size) return;
+  private async noteAccounts(all: Map<string, number>): Promise<void> {
+    // Only what moves an account's oldest hour back (this process has not noted it yet): usually nothing.
+    const oldest = [...all].filter(([id, hour]) => hour < (this.notedOldest.get(id) ?? Number.POSITIVE_INFINITY));
+    if (!oldest.length) return;
     await this.m.StatAccount.collection.bulkWrite(
-      [...oldest].map(([id, hour]) => ({
+      oldest.map(([id, hour]) => ({
         updateOne: { filter: { _id: id }, update: { $min: { oldestHour: hour } }, upsert: true },
       })) as never,
       { ordered: false },
     );
+    for (const [id, hour] of oldest) this.notedOldest.set(id, hour);
   }
+}
+
+/** The day key (`<account>|<day>`) of an hour group (`<account>|<hour>`): heads are looked up by day. */
+function dayKeyOf(g: string): string {
+  const i = g.lastIndexOf('|');
+  return `${g.slice(0, i)}|${Math.floor(Number(g.slice(i + 1)) / 24)}`;
+}
+
+/** How many activities a chunk holds (running ones that also finished count once). */
+function countOf(d: ActivityChunkData): number {
+  let n = 0;
+  for (const _ in d.c) n++;
+  for (const key in d.o) if (!d.c || !(key in d.c)) n++;
+  return n;
+}
+
+/** The activities of a group's chunks (in `v` order): the latest version of each key wins. */
+function mergeActivities(docs: ChunkDoc[]): Required<ActivityChunkData> {
+  if (docs.length === 1) {
+    const only = JSON.parse((docs[0] as ChunkDoc).data) as ActivityChunkData;
+    return { c: only.c ?? {}, o: only.o ?? {} };
+  }
+  const c: Record<string, StoredActivity> = {};
+  const o: Record<string, StoredActivity> = {};
+  for (const d of docs) {
+    const data = JSON.parse(d.data) as ActivityChunkData;
+    Object.assign(c, data.c);
+    Object.assign(o, data.o);
+  }
+  return { c, o };
 }
 
 function selects(r: { start: number; end: number | null; updatedAt: number }, w: Window): boolean {

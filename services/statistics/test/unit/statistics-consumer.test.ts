@@ -11,9 +11,15 @@ const asEvent = (type: string, data: unknown, accountid = 'acc-1') =>
 
 /** A repository that records what it is asked to write and can be made to fail. */
 function recordingRepo() {
-  const calls = { activities: [] as unknown[][], interactions: [] as unknown[][], failNext: false };
+  const calls = {
+    activities: [] as unknown[][],
+    interactions: [] as unknown[][],
+    failNext: false,
+    gate: null as Promise<void> | null,
+  };
   const repo = {
     async writeActivities(batch: unknown[]) {
+      if (calls.gate) await calls.gate;
       if (calls.failNext) {
         calls.failNext = false;
         throw new Error('store down');
@@ -39,7 +45,7 @@ const presence = {
 };
 
 describe('StatisticsConsumer', () => {
-  it('buffers a batch per partition and writes it in one flush', async () => {
+  it('buffers batches of every partition and writes them in one flush', async () => {
     const { calls, repo } = recordingRepo();
     const consumer = new StatisticsConsumer(repo, () => 0);
     const events = new InteractionEvents().queued(0).offered(1000, 'A', 'cccccccc-cccc-4ccc-8ccc-cccccccccc01').events;
@@ -50,10 +56,32 @@ describe('StatisticsConsumer', () => {
     await consumer.flush(ctx(0));
     expect(calls.interactions).toHaveLength(1);
     expect(calls.interactions[0]).toHaveLength(2);
-    expect(calls.activities).toEqual([]);
-    await consumer.flush(ctx(1));
+    // Partition 1's buffer went with the same write (written before its own flush commits it).
     expect(calls.activities[0]).toEqual([{ accountId: 'acc-1', writes: [expect.objectContaining({ kind: 'open' })] }]);
+    await consumer.flush(ctx(1));
+    expect(calls.activities).toHaveLength(1);
     expect(consumer.written).toBe(3);
+  });
+
+  it('lets batches that finish while a write runs share the next write', async () => {
+    const { calls, repo } = recordingRepo();
+    const consumer = new StatisticsConsumer(repo, () => 0);
+    let open!: () => void;
+    calls.gate = new Promise((r) => {
+      open = r;
+    });
+    await consumer.handle(asEvent('agent-activity.presence-changed', presence), ctx(0));
+    const first = consumer.flush(ctx(0));
+    await new Promise((r) => setImmediate(r)); // the first write has started and waits at the gate
+    await consumer.handle(asEvent('agent-activity.presence-changed', { ...presence, sequence: 2 }), ctx(1));
+    const second = consumer.flush(ctx(1)); // queued behind it
+    await consumer.handle(asEvent('agent-activity.presence-changed', { ...presence, sequence: 3 }), ctx(2));
+    const third = consumer.flush(ctx(2)); // joins the queued one
+    expect(third).toBe(second);
+    open();
+    await Promise.all([first, second, third]);
+    expect(calls.activities).toHaveLength(2);
+    expect(calls.activities[1]).toEqual([{ accountId: 'acc-1', writes: [expect.anything(), expect.anything()] }]);
   });
 
   it('keeps the buffer when a flush fails, so the next flush writes it', async () => {

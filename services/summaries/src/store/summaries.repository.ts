@@ -26,6 +26,7 @@ export class SummariesRepository {
   private generation = 0;
   private written = 0;
   private lastV = 0;
+  private savedWatermark: number | null = null;
 
   constructor(
     private readonly m: SummariesModels,
@@ -140,8 +141,11 @@ export class SummariesRepository {
         { upsert: true },
       );
     }
-    if (changes.watermark !== null) {
+    // The watermark moves once per fetch round at most: an unchanged one is not rewritten (an update costs the
+    // store a whole-document rewrite under its global write lock).
+    if (changes.watermark !== null && changes.watermark !== this.savedWatermark) {
       await meta.replaceOne({ _id: 'watermark' as never }, { at: new Date(changes.watermark) }, { upsert: true });
+      this.savedWatermark = changes.watermark;
     }
     this.written += changes.buckets.length;
   }
