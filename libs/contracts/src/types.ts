@@ -1,5 +1,6 @@
-// TypeScript types of the main payloads, written once to match the schemas; test/types.test.ts validates typed
-// builders against the schemas so the two cannot drift apart silently.
+// TypeScript types of the main payloads, written by hand to match the schemas. Nothing checks the two agree in
+// general: only the typed examples of src/examples.ts are validated against their schemas (test/examples.test.ts),
+// which catches a type that misses a field a schema requires, not a type that allows what a schema refuses.
 
 /** The interaction type values. */
 export type InteractionType = 'live' | 'chat' | 'nonlive';
