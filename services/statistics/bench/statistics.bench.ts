@@ -19,7 +19,7 @@ import { eventSchemas } from '@cc/contracts';
 import { createLogger } from '@cc/kit';
 import { freshName, startTestIssuer, testInfra } from '@cc/testing';
 import type { Kafka } from 'kafkajs';
-import { readConfig } from '../src/config';
+import { loadServiceConfig } from '../src/config';
 import { type ActivityItem, activityKey } from '../src/domain/agent-activity';
 import { hourMs } from '../src/domain/time';
 import { StatisticsConsumer } from '../src/events/statistics.consumer';
@@ -98,7 +98,7 @@ async function main() {
   );
   await skipToEnd(kafka, group, ['cc.agent-activity.v1', 'cc.interaction.v1']);
   const config = Object.freeze({
-    ...readConfig({
+    ...loadServiceConfig({
       KAFKA_BROKERS: infra.kafkaBrokers.join(','),
       MONGO_URL: infra.mongoUrl,
       MONGO_DB: dbName,

@@ -3,7 +3,7 @@ import { bodyValidator, eventSchemas, type JsonSchema } from '@cc/contracts';
 import { createLogger } from '@cc/kit';
 import { CapturedLogs, freshName, startTestIssuer, type TestIssuer, testInfra } from '@cc/testing';
 import type { Kafka } from 'kafkajs';
-import { readConfig } from '../../src/config';
+import { loadServiceConfig } from '../../src/config';
 import { consumedTopics } from '../../src/events/topics';
 import { type StatisticsService, startService } from '../../src/service';
 
@@ -64,7 +64,7 @@ export class StatisticsHarness {
   }
 
   async start(): Promise<StatisticsService> {
-    const config = Object.freeze({ ...readConfig(this.env), PORT: 0 });
+    const config = Object.freeze({ ...loadServiceConfig(this.env), PORT: 0 });
     this.service = await startService(config, { exitOnShutdown: false, logDestination: this.logs });
     return this.service;
   }
