@@ -83,7 +83,7 @@ export class StatisticsHarness {
     const headers: Record<string, string> = {};
     if (token) headers.authorization = `Bearer ${token}`;
     if (accept) headers.accept = accept;
-    const res = await fetch(`${this.service?.runtime.url()}${path}`, { headers });
+    const res = await fetch(`${this.service?.url()}${path}`, { headers });
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
   }
@@ -99,12 +99,12 @@ export class StatisticsHarness {
   async close(): Promise<void> {
     const s = this.service;
     if (s) {
-      await s.runtime.conn
+      await s.conn
         .getClient()
         .db(this.env.MONGO_DB)
         .dropDatabase()
         .catch(() => undefined);
-      await s.runtime.stop();
+      await s.stop();
     }
     await this.producer.disconnect();
     await this.issuer.close();
