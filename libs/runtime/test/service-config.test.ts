@@ -3,7 +3,10 @@ import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 const root = resolve(__dirname, '../../..');
-const serviceNames = readdirSync(resolve(root, 'services'));
+// Every folder of services/ (services/README.md is not one).
+const serviceNames = readdirSync(resolve(root, 'services'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
 
 describe.each(serviceNames)('service %s', (name) => {
   it('exits non-zero naming every missing or malformed required variable', () => {
