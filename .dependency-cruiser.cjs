@@ -1,4 +1,9 @@
-/** Layer rules of STYLE.md §3, checked by `./cc test`. */
+/**
+ * Layer rules of STYLE.md §3, checked by `./cc test` (and shown to fire by scripts/test/layer-rules.test.ts).
+ * node_modules is not excluded, only not followed: an import of express from a domain file must be a dependency
+ * the rules can see.
+ */
+const frameworks = '(express|mongoose|mongodb|kafkajs|axios|opossum|pino|pino-http)';
 module.exports = {
   forbidden: [
     {
@@ -8,8 +13,17 @@ module.exports = {
       severity: 'error',
       from: { path: '^services/[^/]+/src/domain/' },
       to: {
-        path: ['node_modules/(express|mongoose|mongodb|kafkajs|axios|opossum|pino)/', '^libs/(bus|store|runtime)/'],
+        // Resolved (node_modules/.pnpm/.../node_modules/express/, @types/express) or not resolvable from that package.
+        path: [`(^|node_modules/)(@types/)?${frameworks}(/|$)`, '^libs/(bus|store|runtime)/'],
       },
+    },
+    {
+      name: 'domain-reaches-no-framework',
+      comment:
+        "no import chain from src/domain reaches a framework: a barrel (e.g. @cc/kit's) would load express and pino into domain code and its unit tests. Domain code imports @cc/kit/errors.",
+      severity: 'error',
+      from: { path: '^services/[^/]+/src/domain/' },
+      to: { reachable: true, path: `(^|node_modules/)(@types/)?${frameworks}(/|$)` },
     },
     {
       name: 'domain-no-outer-layers',
@@ -48,7 +62,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(node_modules|\\.tools|\\.cache|\\.data)/' },
+    exclude: { path: '(^|/)(\\.tools|\\.cache|\\.data)/' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     combinedDependencies: true,

@@ -12,7 +12,8 @@ module.exports = {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{libs,services}/*/test/**/*.test.ts'],
+      // scripts/test: checks of the repository itself (the layer rules on a fixture).
+      testMatch: ['<rootDir>/{libs,services}/*/test/**/*.test.ts', '<rootDir>/scripts/test/*.test.ts'],
       testPathIgnorePatterns: ['\\.int\\.test\\.ts$'],
     },
     {

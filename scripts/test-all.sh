@@ -53,6 +53,7 @@ trap on_interrupt INT TERM
 
 check lint biome check .
 check typecheck tsc -p tsconfig.json --noEmit
+# Layer rules on the real tree; scripts/test/layer-rules.test.ts (unit tier) shows on a fixture that they fire.
 check "layer rules" depcruise libs services test-e2e deploy --config .dependency-cruiser.cjs
 [ -x scripts/validate-k8s.sh ] && check "k8s manifests" bash scripts/validate-k8s.sh
 jest_tier "unit tests" "$results/unit.json" --selectProjects unit

@@ -5,13 +5,13 @@ import { resolve } from 'node:path';
 import { initTracing } from '@cc/kit';
 import { eventually, freeLoopbackPort, selfSignedCertificate } from '@cc/testing';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { loadGatewayConfig } from '../../services/gateway/src/config';
+import { loadServiceConfig as gatewayConfig } from '../../services/gateway/src/config';
 import { startService as startGateway } from '../../services/gateway/src/service';
-import { loadNotifierConfig } from '../../services/notifier/src/config';
+import { loadServiceConfig as notifierConfig } from '../../services/notifier/src/config';
 import { startService as startNotifier } from '../../services/notifier/src/service';
-import { readConfig as providerRegistryConfig } from '../../services/provider-registry/src/config';
+import { loadServiceConfig as providerRegistryConfig } from '../../services/provider-registry/src/config';
 import { startService as startProviderRegistry } from '../../services/provider-registry/src/service';
-import { readConfig as routingConfig } from '../../services/routing/src/config';
+import { loadServiceConfig as routingConfig } from '../../services/routing/src/config';
 import { startService as startRouting } from '../../services/routing/src/service';
 import { startGroupsAtEnd } from './support/kafka-groups';
 import { root } from './support/manifests';
@@ -68,7 +68,7 @@ beforeAll(async () => {
   // Fresh consumer groups start at the end of the shared topics: other tests' history is not this test's work.
   await startGroupsAtEnd(kafkaBrokers, [`cc.routing.${suffix}`, `cc.notifier.${suffix}`]);
   const gw = await startGateway(
-    loadGatewayConfig({
+    gatewayConfig({
       ...common('gateway'),
       AUTH_JWKS_URL: '',
       PORT: String(port.gateway),
@@ -100,7 +100,7 @@ beforeAll(async () => {
   );
   stops.push(() => registry.stop());
   const notifier = await startNotifier(
-    loadNotifierConfig({
+    notifierConfig({
       ...common('notifier'),
       PORT: String(port.notifier),
       CC_ENCRYPTION_KEYS: keys,

@@ -57,7 +57,7 @@ export function registerErrorCodes(codes: Record<string, { status: number; title
   Object.assign(table, codes);
 }
 
-/** The status and title for a code; unknown codes fall back on their prefix's class, then 500. */
+/** The status and title for a code; a code nobody registered is a 500 (there is no fallback by prefix). */
 export function statusByCode(code: string): { status: number; title: string } {
   return table[code] ?? { status: 500, title: 'Internal error' };
 }

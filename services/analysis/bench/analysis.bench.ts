@@ -13,7 +13,7 @@ import { newEvent } from '@cc/bus';
 import { createLogger } from '@cc/kit';
 import { eventually, freshName, startTestIssuer, testInfra } from '@cc/testing';
 import { Kafka, logLevel } from 'kafkajs';
-import { readConfig } from '../src/config';
+import { loadServiceConfig } from '../src/config';
 import { parseWav, stereoCall } from '../src/domain/wav';
 import { speakerText, wordErrors } from '../src/domain/word-error-rate';
 import { PocketSphinxTranscriber } from '../src/engines/pocketsphinx.transcriber';
@@ -39,7 +39,7 @@ interface Row {
   note: string;
 }
 
-async function realTimeFactor(config: ReturnType<typeof readConfig>): Promise<Row[]> {
+async function realTimeFactor(config: ReturnType<typeof loadServiceConfig>): Promise<Row[]> {
   const transcriber = new PocketSphinxTranscriber({
     python: config.ANALYSIS_PYTHON,
     pythonPath: config.ANALYSIS_PYTHONPATH,
@@ -149,7 +149,7 @@ async function listReads(): Promise<Row[]> {
   }
   const service = await startService(
     {
-      ...readConfig({
+      ...loadServiceConfig({
         ...process.env,
         ...issuer.env,
         MONGO_DB: dbName,
@@ -272,7 +272,11 @@ async function listReads(): Promise<Row[]> {
 
 async function main() {
   const infra = await testInfra();
-  const config = readConfig({ ...process.env, KAFKA_BROKERS: infra.kafkaBrokers.join(','), MONGO_URL: infra.mongoUrl });
+  const config = loadServiceConfig({
+    ...process.env,
+    KAFKA_BROKERS: infra.kafkaBrokers.join(','),
+    MONGO_URL: infra.mongoUrl,
+  });
   process.env.KAFKA_BROKERS = infra.kafkaBrokers.join(',');
   process.env.MONGO_URL = infra.mongoUrl;
   const rows = [...(await realTimeFactor(config)), ...(await listReads())];

@@ -47,11 +47,11 @@ export const configSpec = {
 };
 
 /** Parses the environment once (exits non-zero naming every bad variable). */
-export function readConfig(env: NodeJS.ProcessEnv = process.env) {
+export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = loadConfig(configSpec, env);
   const pythonPath = config.ANALYSIS_PYTHONPATH || join(config.CC_TOOLS_DIR || join(repoRoot, '.tools'), 'python');
   return { ...config, ANALYSIS_PYTHONPATH: pythonPath };
 }
 
 /** The analysis service's settings. */
-export type Config = ReturnType<typeof readConfig>;
+export type Config = ReturnType<typeof loadServiceConfig>;

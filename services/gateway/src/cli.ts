@@ -2,6 +2,7 @@ import { scopes } from '@cc/contracts';
 import { AppError, createLogger, createSecretBox } from '@cc/kit';
 import { connectStore, ensureIndexes } from '@cc/store';
 import { KeyRing } from './auth/key-ring';
+import { parseCliArgs, UsageError } from './cli-args';
 import { loadCliConfig } from './config';
 import './domain/errors';
 import type { FeatureFlags } from './domain/feature-flags';
@@ -29,11 +30,10 @@ const usage = `Usage: node --import tsx services/gateway/src/cli.ts <command>
   keys rotate
   demo seed
 
+Options may stand anywhere; \`--\` ends them (for a name that starts with -).
 Talks to the gateway's store (MONGO_URL, MONGO_DB, CC_ENCRYPTION_KEYS). Secrets are printed once, at creation.
 Feature-flag changes are staged in the account's outbox; the running gateway publishes them on cc.account.v1
 (within its outbox sweep, OUTBOX_SWEEP_MS, 30 s by default).`;
-
-class UsageError extends Error {}
 
 function out(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -56,10 +56,18 @@ function parseFlag(text: string): [keyof FeatureFlags, boolean] {
 
 /** Runs one CLI command against the gateway's store; returns the exit code. */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const [group, command, ...args] = argv;
-  if (!group || group === 'help' || group === '--help') {
+  let parsed: ReturnType<typeof parseCliArgs>;
+  try {
+    parsed = parseCliArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`error: ${err.message}\n\n${usage}\n`);
+    return 64;
+  }
+  const { command, args, platformAdmin } = parsed;
+  if (command === 'help') {
     process.stdout.write(`${usage}\n`);
-    return group ? 0 : 64;
+    return argv.length ? 0 : 64;
   }
   const config = loadCliConfig(env);
   const logger = createLogger('gateway-cli', config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, process.stderr);
@@ -89,7 +97,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
       }
     };
 
-    switch (`${group} ${command ?? ''}`.trim()) {
+    switch (command) {
       case 'accounts list':
         out(await page((p) => accounts.list(p, 500)).then((items) => items.map((a) => accountView(a, true))));
         break;
@@ -131,7 +139,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
             accountId,
             name: arg(args, 1, 'name'),
             scopes: wanted,
-            platformAdmin: args.includes('--platform-admin'),
+            platformAdmin,
           }),
         );
         break;
@@ -175,7 +183,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
         out({ seeded: true, accountId: 'demo', clientId: config.CC_DEMO_CLIENT_ID });
         break;
       default:
-        throw new UsageError(`unknown command: ${group} ${command ?? ''}`);
+        throw new UsageError(`unknown command: ${command}`);
     }
     return 0;
   } catch (err) {

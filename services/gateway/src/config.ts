@@ -58,12 +58,12 @@ export const configSpec = {
 };
 
 /** Parses the gateway's settings from an environment (exits non-zero naming every bad variable). */
-export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
+export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env) {
   return loadConfig(configSpec, env);
 }
 
 /** The gateway service's settings. */
-export type Config = ReturnType<typeof loadGatewayConfig>;
+export type Config = ReturnType<typeof loadServiceConfig>;
 
 /** Parses what the CLI needs: the store, the sealing keys and the demo credentials (no Kafka, no HTTP). */
 export function loadCliConfig(env: NodeJS.ProcessEnv = process.env) {

@@ -1,9 +1,6 @@
-import { loadGatewayConfig } from './config';
+import { runMain } from '@cc/runtime';
+import { loadServiceConfig } from './config';
 import { startService } from './service';
 
-startService(loadGatewayConfig()).catch((err) => {
-  process.stderr.write(
-    `${JSON.stringify({ level: 'fatal', service: 'gateway', msg: 'failed to start', err: String(err?.stack ?? err) })}\n`,
-  );
-  process.exit(1);
-});
+/** Entry point: settings from the environment (read here, never at import), then the composed service. */
+runMain('gateway', () => startService(loadServiceConfig()));

@@ -75,7 +75,7 @@ export type Config = ReturnType<typeof loadConfig<typeof configSpec>> & {
  * Parses the notifier's settings once (exits 78 naming every bad variable). `env` lets tests start the
  * service in-process with their own settings.
  */
-export function loadNotifierConfig(
+export function loadServiceConfig(
   env: NodeJS.ProcessEnv = process.env,
   onInvalid?: (problems: string[]) => never,
 ): Readonly<Config> {

@@ -1,10 +1,6 @@
-import { loadNotifierConfig } from './config';
+import { runMain } from '@cc/runtime';
+import { loadServiceConfig } from './config';
 import { startService } from './service';
 
-/** Composition root of the notifier service. */
-startService(loadNotifierConfig()).catch((err) => {
-  process.stderr.write(
-    `${JSON.stringify({ level: 'fatal', service: 'notifier', msg: 'failed to start', err: String(err?.stack ?? err) })}\n`,
-  );
-  process.exit(1);
-});
+/** Entry point: settings from the environment (read here, never at import), then the composed service. */
+runMain('notifier', () => startService(loadServiceConfig()));

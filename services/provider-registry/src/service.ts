@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { eventSchemas } from '@cc/contracts';
 import { createSecretBox, createTokenVerifier } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
+import { ProviderService } from './app/provider.service';
 import { dnsResolver } from './clients/dns.client';
 import type { Config } from './config';
 import { parseAllowlist } from './domain/endpoint-policy';
 import { formatSigningSecret, signingSecretBytes } from './domain/signing-secret';
+import { ProviderPublisher } from './events/provider.publisher';
 import { producedTopics } from './events/topics';
 import { mountRoutes } from './http/routes';
 import { providerModels } from './store/provider.model';
@@ -32,10 +34,9 @@ export async function startService(
     await runtime.ensureTopics(producedTopics);
     const { Provider, ProviderOutbox } = providerModels(runtime.conn);
     const relay = await runtime.useModels([Provider], [ProviderOutbox]);
-    const providers = new ProviderRepository({
-      Provider,
-      ProviderOutbox,
-      relay,
+    const providers = new ProviderService({
+      repository: new ProviderRepository(Provider),
+      publisher: new ProviderPublisher(relay, ProviderOutbox),
       box,
       newSecret: () => formatSigningSecret(randomBytes(signingSecretBytes)),
       graceSeconds: config.SIGNING_SECRET_GRACE_S,

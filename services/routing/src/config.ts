@@ -61,9 +61,9 @@ export const configSpec = {
 };
 
 /** Parses the environment once (exits 78 naming every bad variable). */
-export function readConfig(env: NodeJS.ProcessEnv = process.env) {
+export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env) {
   return loadConfig(configSpec, env);
 }
 
 /** The routing service's settings. */
-export type Config = ReturnType<typeof readConfig>;
+export type Config = ReturnType<typeof loadServiceConfig>;

@@ -1,9 +1,6 @@
-import { readConfig } from './config';
+import { runMain } from '@cc/runtime';
+import { loadServiceConfig } from './config';
 import { startService } from './service';
 
-startService(readConfig()).catch((err) => {
-  process.stderr.write(
-    `${JSON.stringify({ level: 'fatal', service: 'routing', msg: 'failed to start', err: String(err?.stack ?? err) })}\n`,
-  );
-  process.exit(1);
-});
+/** Entry point: settings from the environment (read here, never at import), then the composed service. */
+runMain('routing', () => startService(loadServiceConfig()));

@@ -15,7 +15,7 @@ import { eventSchemas } from '@cc/contracts';
 import { createLogger } from '@cc/kit';
 import { freshName, startTestIssuer, testInfra, writeBenchResult } from '@cc/testing';
 import type { Kafka } from 'kafkajs';
-import { readConfig } from '../src/config';
+import { loadServiceConfig } from '../src/config';
 import { type ActivityItem, activityKey } from '../src/domain/agent-activity';
 import { hourMs } from '../src/domain/time';
 import { StatisticsConsumer } from '../src/events/statistics.consumer';
@@ -94,7 +94,7 @@ async function main() {
   );
   await skipToEnd(kafka, group, ['cc.agent-activity.v1', 'cc.interaction.v1']);
   const config = Object.freeze({
-    ...readConfig({
+    ...loadServiceConfig({
       KAFKA_BROKERS: infra.kafkaBrokers.join(','),
       MONGO_URL: infra.mongoUrl,
       MONGO_DB: dbName,
@@ -105,10 +105,10 @@ async function main() {
     PORT: 0,
   });
   const service = await startService(config, { exitOnShutdown: false });
-  const models = statisticsModels(service.runtime.conn);
+  const models = statisticsModels(service.conn);
   try {
     // 1. The store's raw rates, in this run.
-    const raw = service.runtime.conn.collection('bench_raw');
+    const raw = service.conn.collection('bench_raw');
     const small = 20 * 50;
     let t = Date.now();
     for (let b = 0; b < 20; b++) {
@@ -187,7 +187,7 @@ async function main() {
       const start = new Date((firstHour + day * 24) * hourMs).toISOString();
       const end = new Date((firstHour + (day + 1) * 24) * hourMs).toISOString();
       const started = performance.now();
-      const res = await fetch(`${service.runtime.url()}/stats/agent-activities?start=${start}&end=${end}&limit=5000`, {
+      const res = await fetch(`${service.url()}/stats/agent-activities?start=${start}&end=${end}&limit=5000`, {
         headers: { authorization: `Bearer ${token}` },
       });
       const body = (await res.json()) as { meta: { totalCount: number; count: number } };
@@ -297,7 +297,7 @@ async function main() {
     // Recorded into a database of its own: on a store that scans on `_id` lookups, the loaded records above would
     // make every bucket write pay for the whole collection (measured separately in the run's notes).
     const eventsDb = freshName('cc_statistics_bench_events');
-    const eventsConn = service.runtime.conn.useDb(eventsDb, { useCache: false });
+    const eventsConn = service.conn.useDb(eventsDb, { useCache: false });
     const repo = new StatisticsRepository(statisticsModels(eventsConn));
     const recorder = new StatisticsConsumer(repo);
     let handled = 0;
@@ -347,12 +347,12 @@ async function main() {
     );
     row('recorded vs raw consume', Math.round((statRate / rawRate) * 1000) / 1000, 'ratio', 'target ≥ 0.5');
   } finally {
-    await service.runtime.conn
+    await service.conn
       .getClient()
       .db(dbName)
       .dropDatabase()
       .catch(() => undefined);
-    await service.runtime.stop();
+    await service.stop();
     await issuer.close();
   }
   const num = (name: string) => rows.find((r) => r.name.startsWith(name))?.value ?? Number.NaN;

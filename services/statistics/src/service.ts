@@ -12,8 +12,7 @@ import { StatisticsRepository } from './store/statistics.repository';
 const naturalKeysDedupe: Deduper = { seenMany: async () => new Set(), markMany: async () => undefined };
 
 /** A started statistics service: its runtime plus the consumer (tests and the benchmark read its counters). */
-export interface StatisticsService {
-  runtime: Runtime;
+export interface StatisticsService extends Runtime {
   consumer: StatisticsConsumer;
   repo: StatisticsRepository;
 }
@@ -83,7 +82,7 @@ export async function startService(
     await runtime.listen((app) =>
       mountRoutes(app, { verify, repo, v0: { deprecatedAt, sunsetAt }, ...(opts.now ? { now: opts.now } : {}) }),
     );
-    return { runtime, consumer, repo };
+    return Object.assign(runtime, { consumer, repo });
   } catch (err) {
     await runtime.stop().catch(() => undefined);
     throw err;

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { CapturedLogs, freshName, startTestIssuer, testInfra, writeBenchResult } from '@cc/testing';
 import { Kafka, logLevel } from 'kafkajs';
-import { readConfig } from '../src/config';
+import { loadServiceConfig } from '../src/config';
 import { periodMs } from '../src/domain/buckets';
 import { type SummariesService, startService } from '../src/service';
 
@@ -176,7 +176,7 @@ async function main(): Promise<void> {
   const group = freshName('bench-summaries');
   const dbName = freshName('cc_summaries_bench');
   const config = {
-    ...readConfig({
+    ...loadServiceConfig({
       KAFKA_BROKERS: infra.kafkaBrokers.join(','),
       MONGO_URL: infra.mongoUrl,
       MONGO_DB: dbName,

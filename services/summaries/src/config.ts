@@ -24,9 +24,9 @@ export const configSpec = {
 };
 
 /** Parses the environment once (exits non-zero naming every bad variable). */
-export function readConfig(env: NodeJS.ProcessEnv = process.env) {
+export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env) {
   return loadConfig(configSpec, env);
 }
 
 /** The summaries service's settings. */
-export type Config = ReturnType<typeof readConfig>;
+export type Config = ReturnType<typeof loadServiceConfig>;

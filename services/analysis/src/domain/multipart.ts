@@ -1,4 +1,4 @@
-import { AppError } from '@cc/kit';
+import { AppError } from '@cc/kit/errors';
 
 /** One part of a multipart/form-data body. */
 export interface FormPart {

@@ -1,4 +1,4 @@
-import { AppError } from '@cc/kit';
+import { AppError } from '@cc/kit/errors';
 import './errors';
 
 /** Decoded two-speaker audio: 16-bit samples per channel at one sample rate. */

@@ -4,7 +4,7 @@ import type { Runtime } from '@cc/runtime';
 import { CapturedLogs, freshName, type GatewayProcess, planGateway, testInfra } from '@cc/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import type { mongo } from 'mongoose';
-import { readConfig } from '../../src/config';
+import { loadServiceConfig } from '../../src/config';
 import { type AnalysisService, startService } from '../../src/service';
 
 /** One fixture call as calls.json describes it. */
@@ -101,7 +101,7 @@ export async function startAnalysis(env: Record<string, string> = {}): Promise<A
   const groupId = freshName('analysis-test');
   await skipToEnd(infra.kafkaBrokers, groupId, ['cc.interaction.v1']);
   const config = {
-    ...readConfig({
+    ...loadServiceConfig({
       ...process.env,
       KAFKA_BROKERS: infra.kafkaBrokers.join(','),
       MONGO_URL: infra.mongoUrl,

@@ -1,4 +1,4 @@
-import { registerErrorCodes } from '@cc/kit';
+import { registerErrorCodes } from '@cc/kit/errors';
 
 /** The gateway's own error codes; the HTTP status of each is chosen here, once. */
 export const gatewayErrors = {

@@ -107,6 +107,11 @@ describe('gateway CLI', () => {
     const res = await runCliProcess(gw.config, ['clients', 'create', accountId, 'x', 'root']);
     expect(res.code).toBe(64);
     expect(res.stderr).toMatch(/unknown scope/);
+    // --platform-admin is an option wherever it stands, never the client's name: here the scopes are missing.
+    const flagAsName = await runCliProcess(gw.config, ['clients', 'create', accountId, '--platform-admin', 'stats']);
+    expect(flagAsName.code).toBe(64);
+    expect(flagAsName.stderr).toMatch(/missing <scopes>/);
+    expect(JSON.stringify(await cli('clients', 'list', accountId))).not.toContain('--platform-admin');
     const missing = await runCliProcess(gw.config, ['accounts', 'show', 'no-such-account']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/No account/);

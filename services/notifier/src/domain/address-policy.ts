@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { isPublicAddress } from '@cc/kit';
+import { isPublicAddress } from '@cc/kit/network-policy';
 
 /** The IPv4 address embedded in an IPv4-mapped (`::ffff:a.b.c.d`) IPv6 address, if it is one. */
 function mappedV4(address: string): string | undefined {

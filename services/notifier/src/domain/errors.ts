@@ -1,4 +1,4 @@
-import { registerErrorCodes } from '@cc/kit';
+import { registerErrorCodes } from '@cc/kit/errors';
 
 /** The notifier's own error codes and their HTTP statuses (chosen once, here). */
 export const notifierErrorCodes = {

@@ -1,4 +1,4 @@
-import { AppError } from '@cc/kit';
+import { AppError } from '@cc/kit/errors';
 
 const unitMs: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 

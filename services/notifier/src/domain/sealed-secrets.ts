@@ -1,5 +1,6 @@
 import type { SealedSecrets } from '@cc/contracts';
-import { AppError, type SecretBox } from '@cc/kit';
+import type { SecretBox } from '@cc/kit/crypto';
+import { AppError } from '@cc/kit/errors';
 import type { SigningSecret } from './signature';
 
 /** A provider's delivery secrets once opened: the registered headers and the signing secrets. */

@@ -1,6 +1,7 @@
 import type { CloudEvent, EventProducer, OutboxRelay } from '@cc/bus';
 import { outboxEntries } from '@cc/bus';
 import { type Logger, type SecretBox, SpanKind, withSpan } from '@cc/kit';
+import { LRUCache } from 'lru-cache';
 import { EndpointBreakers as Breakers, type EndpointBreakers, type EndpointGate } from '../clients/endpoint-breakers';
 import type { ProviderEndpointClient } from '../clients/provider-endpoint.client';
 import type { Config } from '../config';
@@ -107,7 +108,8 @@ export class DeliveryPipeline {
   /** Lanes with due work that the instance-wide limit held back. */
   private readonly starved = new Set<Lane>();
   private readonly providerCache = new Map<string, ProviderDoc>();
-  private readonly secrets = new Map<string, DeliverySecrets>();
+  /** Opened secrets per provider version (an AES-GCM open per send avoided); the least recently used go first. */
+  private readonly secrets = new LRUCache<string, DeliverySecrets>({ max: 10_000 });
   private readonly tasks = new Set<Promise<void>>();
   private readonly records: GroupCommit<{ doc: DeliveryDoc; live: Live; settle: (isNew: boolean) => void }>;
   private readonly outcomes: GroupCommit<PendingOutcome>;
@@ -238,7 +240,7 @@ export class DeliveryPipeline {
   providerChanged(p: ProviderDoc, endpointChanged: boolean, reregistered: boolean): void {
     const key = keyOf(p);
     this.providerCache.set(key, p);
-    for (const k of this.secrets.keys()) if (k.startsWith(`${key}@`)) this.secrets.delete(k);
+    for (const k of [...this.secrets.keys()]) if (k.startsWith(`${key}@`)) this.secrets.delete(k);
     if (endpointChanged || reregistered) this.deps.breakers.reset(key);
     const lane = this.lanes.get(key);
     if (lane) this.pump(lane);
@@ -390,7 +392,6 @@ export class DeliveryPipeline {
       s = p.sealed
         ? openDeliverySecrets(this.deps.box, p.sealed, sealedAad(p.accountId, p.provider, p.version))
         : { headers: [], signingSecrets: [] };
-      if (this.secrets.size > 10_000) this.secrets.clear();
       this.secrets.set(key, s);
     }
     return s;

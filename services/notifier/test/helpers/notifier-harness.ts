@@ -6,7 +6,7 @@ import { createLogger, createSecretBox, type SecretBox } from '@cc/kit';
 import type { Runtime } from '@cc/runtime';
 import { CapturedLogs, freshName, startTestIssuer, type TestIssuer, testInfra } from '@cc/testing';
 import type { Kafka } from 'kafkajs';
-import { loadNotifierConfig } from '../../src/config';
+import { loadServiceConfig } from '../../src/config';
 import { sealedAad } from '../../src/domain/sealed-secrets';
 import { startService } from '../../src/service';
 import { selfSignedCertificate, type TestCertificate } from './tls';
@@ -106,7 +106,7 @@ export class NotifierHarness {
 
   /** Starts the service in this process. */
   async start(): Promise<Runtime> {
-    const loaded = loadNotifierConfig(this.env, (problems) => {
+    const loaded = loadServiceConfig(this.env, (problems) => {
       throw new Error(problems.join('; '));
     });
     // PORT 0 (any free port) is not a valid PORT variable, so it is set after parsing.

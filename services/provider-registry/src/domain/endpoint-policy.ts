@@ -1,5 +1,6 @@
 import { BlockList, isIP, isIPv4, isIPv6 } from 'node:net';
-import { type AddressVerdict, AppError, classifyAddress } from '@cc/kit';
+import { AppError } from '@cc/kit/errors';
+import { type AddressVerdict, classifyAddress } from '@cc/kit/network-policy';
 import './errors';
 
 /** Why a host could not be resolved; thrown by a {@link ResolveHost} implementation. */

@@ -1,4 +1,4 @@
-import { registerErrorCodes } from '@cc/kit';
+import { registerErrorCodes } from '@cc/kit/errors';
 
 /** The provider registry's own error codes and the HTTP status each maps to. */
 export const providerErrorCodes = {

@@ -1,4 +1,4 @@
-import { AppError } from '@cc/kit';
+import { AppError } from '@cc/kit/errors';
 
 /** The operations a provider can permit, as `agentactionspermitted` names them. */
 export const operations = ['release', 'hold', 'transferToAgent', 'transferToRoute'] as const;

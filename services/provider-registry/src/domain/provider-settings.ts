@@ -1,5 +1,5 @@
 import { limits, reservedHeaderNames } from '@cc/contracts';
-import { AppError, type FieldError } from '@cc/kit';
+import { AppError, type FieldError } from '@cc/kit/errors';
 import { type AgentActionsPermitted, type EffectivePermissions, effectivePermissions } from './permissions';
 
 /** One header sent with every notification to the provider's endpoint. */

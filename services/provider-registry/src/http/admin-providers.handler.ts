@@ -1,7 +1,7 @@
 import { AppError, principalOf } from '@cc/kit';
 import type { RequestHandler } from 'express';
 import '../domain/errors';
-import type { ProviderRepository } from '../store/provider.repository';
+import type { ProviderService } from '../app/provider.service';
 import { toProviderView } from './provider.view';
 
 const notFound = (name: string) =>
@@ -10,7 +10,7 @@ const notFound = (name: string) =>
 const traceOf = (res: { locals: Record<string, unknown> }) => res.locals.traceparent as string | undefined;
 
 /** GET /admin/providers: the account's providers by name, paged, header values redacted. */
-export function listProvidersHandler(providers: ProviderRepository): RequestHandler {
+export function listProvidersHandler(providers: ProviderService): RequestHandler {
   return async (req, res) => {
     const { accountId } = principalOf(res);
     const { page, limit } = req.query as unknown as { page: number; limit: number };
@@ -23,7 +23,7 @@ export function listProvidersHandler(providers: ProviderRepository): RequestHand
 }
 
 /** GET /admin/providers/{name}: one provider, header values redacted; 404 for another account's. */
-export function getProviderHandler(providers: ProviderRepository): RequestHandler {
+export function getProviderHandler(providers: ProviderService): RequestHandler {
   return async (req, res) => {
     const { accountId } = principalOf(res);
     const name = req.params.name as string;
@@ -34,7 +34,7 @@ export function getProviderHandler(providers: ProviderRepository): RequestHandle
 }
 
 /** DELETE /admin/providers/{name}: emits provider.deleted (routing then refuses the name); 204. */
-export function deleteProviderHandler(providers: ProviderRepository): RequestHandler {
+export function deleteProviderHandler(providers: ProviderService): RequestHandler {
   return async (req, res) => {
     const { accountId } = principalOf(res);
     const name = req.params.name as string;
@@ -45,7 +45,7 @@ export function deleteProviderHandler(providers: ProviderRepository): RequestHan
 }
 
 /** POST /admin/providers/{name}/signing-secret: a new secret, shown once; the previous one signs for the grace period. */
-export function rotateSigningSecretHandler(providers: ProviderRepository): RequestHandler {
+export function rotateSigningSecretHandler(providers: ProviderService): RequestHandler {
   return async (req, res) => {
     const { accountId } = principalOf(res);
     const name = req.params.name as string;

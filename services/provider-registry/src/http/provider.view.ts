@@ -1,5 +1,5 @@
 import type { ProviderView } from '@cc/contracts';
-import type { ProviderRecord } from '../store/provider.repository';
+import type { ProviderRecord } from '../app/provider.service';
 
 /** What every registered header value is shown as. */
 export const redacted = '<redacted>' as const;

@@ -1,13 +1,13 @@
 import { principalOf } from '@cc/kit';
 import type { RequestHandler } from 'express';
+import type { ProviderService } from '../app/provider.service';
 import { checkEndpoint, type EndpointAllowlist, type ResolveHost } from '../domain/endpoint-policy';
 import { normalizeSettings, type RegisterBody } from '../domain/provider-settings';
-import type { ProviderRepository } from '../store/provider.repository';
 import { toProviderView } from './provider.view';
 
 /** What the Register handler needs. */
 export interface RegisterDeps {
-  providers: ProviderRepository;
+  providers: ProviderService;
   allowlist: EndpointAllowlist;
   resolve: ResolveHost;
 }

@@ -1,8 +1,8 @@
 import { adminListQuery, apiVersions, nameParams, providerSettings } from '@cc/contracts';
 import { negotiateVersion, type Principal, requireAuth, validateRequest } from '@cc/kit';
 import type { Express } from 'express';
+import type { ProviderService } from '../app/provider.service';
 import type { EndpointAllowlist, ResolveHost } from '../domain/endpoint-policy';
-import type { ProviderRepository } from '../store/provider.repository';
 import {
   deleteProviderHandler,
   getProviderHandler,
@@ -14,7 +14,7 @@ import { registerHandler } from './register.handler';
 /** What the provider registry's routes need from the composition root. */
 export interface RouteDeps {
   verify: (token: string) => Promise<Principal>;
-  providers: ProviderRepository;
+  providers: ProviderService;
   allowlist: EndpointAllowlist;
   resolve: ResolveHost;
 }

@@ -4,7 +4,7 @@ import type { Runtime } from '@cc/runtime';
 import { CapturedLogs, freshName, type GatewayProcess, planGateway, testInfra } from '@cc/testing';
 import { type Consumer, Kafka, logLevel } from 'kafkajs';
 import type { mongo } from 'mongoose';
-import { readConfig } from '../../src/config';
+import { loadServiceConfig } from '../../src/config';
 import { startService } from '../../src/service';
 import { type Client, client } from './client';
 
@@ -37,7 +37,7 @@ export async function startRegistry(env: Record<string, string> = {}): Promise<R
   const logs = new CapturedLogs();
   const dbName = freshName('cc_provider_registry');
   const config = {
-    ...readConfig({
+    ...loadServiceConfig({
       KAFKA_BROKERS: infra.kafkaBrokers.join(','),
       MONGO_URL: infra.mongoUrl,
       MONGO_DB: dbName,

@@ -1,4 +1,4 @@
-import { AppError, type FieldError, registerErrorCodes } from '@cc/kit';
+import { AppError, type FieldError, registerErrorCodes } from '@cc/kit/errors';
 
 /** Routing's error codes and the HTTP status each maps to (chosen once, here). */
 export const routingErrorCodes = {

@@ -1,5 +1,5 @@
 import { limits } from '@cc/contracts';
-import { AppError } from '@cc/kit';
+import { AppError } from '@cc/kit/errors';
 import { hourMs } from './time';
 
 /** Longest window of the statistics API (ARCHITECTURE §2). */

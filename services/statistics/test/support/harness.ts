@@ -3,7 +3,7 @@ import { bodyValidator, eventSchemas, type JsonSchema } from '@cc/contracts';
 import { createLogger } from '@cc/kit';
 import { CapturedLogs, freshName, startTestIssuer, type TestIssuer, testInfra } from '@cc/testing';
 import type { Kafka } from 'kafkajs';
-import { readConfig } from '../../src/config';
+import { loadServiceConfig } from '../../src/config';
 import { consumedTopics } from '../../src/events/topics';
 import { type StatisticsService, startService } from '../../src/service';
 
@@ -64,7 +64,7 @@ export class StatisticsHarness {
   }
 
   async start(): Promise<StatisticsService> {
-    const config = Object.freeze({ ...readConfig(this.env), PORT: 0 });
+    const config = Object.freeze({ ...loadServiceConfig(this.env), PORT: 0 });
     this.service = await startService(config, { exitOnShutdown: false, logDestination: this.logs });
     return this.service;
   }
@@ -83,7 +83,7 @@ export class StatisticsHarness {
     const headers: Record<string, string> = {};
     if (token) headers.authorization = `Bearer ${token}`;
     if (accept) headers.accept = accept;
-    const res = await fetch(`${this.service?.runtime.url()}${path}`, { headers });
+    const res = await fetch(`${this.service?.url()}${path}`, { headers });
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
   }
@@ -99,12 +99,12 @@ export class StatisticsHarness {
   async close(): Promise<void> {
     const s = this.service;
     if (s) {
-      await s.runtime.conn
+      await s.conn
         .getClient()
         .db(this.env.MONGO_DB)
         .dropDatabase()
         .catch(() => undefined);
-      await s.runtime.stop();
+      await s.stop();
     }
     await this.producer.disconnect();
     await this.issuer.close();

@@ -1,5 +1,5 @@
 import { limits } from '@cc/contracts';
-import type { FieldError } from '@cc/kit';
+import type { FieldError } from '@cc/kit/errors';
 
 /** A validated summaries window (epoch ms). */
 export interface SummaryWindow {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type CloudEvent, newEvent } from '@cc/bus';
 import { CapturedLogs, eventually, freshName, startTestIssuer, type TestIssuer, testInfra } from '@cc/testing';
-import { readConfig } from '../../src/config';
+import { loadServiceConfig } from '../../src/config';
 import { periodOf } from '../../src/domain/buckets';
 import { type SummariesService, startService } from '../../src/service';
 import { AgentEvents } from '../builders/activity.builders';
@@ -21,7 +21,7 @@ const at = (min: number, sec = 0) => new Date(base + min * 60_000 + sec * 1000).
 const shift = `start=${encodeURIComponent(at(0))}&end=${encodeURIComponent(at(45))}`;
 
 async function start(): Promise<SummariesService> {
-  const config = { ...readConfig(env), PORT: 0 };
+  const config = { ...loadServiceConfig(env), PORT: 0 };
   return startService(config, { logDestination: new CapturedLogs(), exitOnShutdown: false });
 }
 
