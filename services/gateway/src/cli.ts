@@ -3,7 +3,6 @@ import { AppError, createLogger, createSecretBox } from '@cc/kit';
 import { connectStore, ensureIndexes } from '@cc/store';
 import { KeyRing } from './auth/key-ring';
 import { loadCliConfig } from './config';
-import './domain/errors';
 import type { FeatureFlags } from './domain/feature-flags';
 import { AccountsService, accountView } from './identity/accounts.service';
 import { ClientsService, clientView } from './identity/clients.service';

@@ -6,7 +6,6 @@ import { TokenIssuer } from './auth/token-issuer';
 import { gatewayVerifier } from './auth/verifier';
 import type { Config } from './config';
 import { parseByteSize } from './domain/byte-size';
-import './domain/errors';
 import { checkRateLimit } from './domain/rate-limit-policy';
 import type { Upstream } from './domain/route-table';
 import { producedTopics } from './events/topics';

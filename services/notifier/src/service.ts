@@ -6,7 +6,6 @@ import { EndpointBreakers } from './clients/endpoint-breakers';
 import { ProviderEndpointClient } from './clients/provider-endpoint.client';
 import type { Config } from './config';
 import { EndpointAllowlist } from './domain/address-policy';
-import './domain/errors';
 import { parseEndpointKey } from './domain/keys';
 import { consumedTopics, notifierConsumer } from './events/notifier.consumer';
 import { producedTopics } from './events/topics';

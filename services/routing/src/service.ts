@@ -12,7 +12,6 @@ import { DesktopService } from './app/desktop.service';
 import { InteractionActions } from './app/interaction-actions';
 import { InvokeService } from './app/invoke.service';
 import type { Config } from './config';
-import './domain/errors';
 import { providerEventHandler } from './events/provider.consumer';
 import { EagerPublisher } from './events/publisher';
 import { producedTopics, providerTopic } from './events/topics';

@@ -354,6 +354,38 @@ describe('notifier deliveries', () => {
     expect(ep.byId(id)).toHaveLength(7);
   });
 
+  it('keeps a redelivered or stale provider event out without dead-lettering it (duplicate key on the upsert)', async () => {
+    const secret = newSigningSecret();
+    const ep = await endpoint(secret);
+    const spec = {
+      accountId: account,
+      provider: 'Redelivered',
+      endpoint: ep.url,
+      secrets: [{ secret, validUntil: null }],
+    };
+    await h.publishProvider({ ...spec, version: 2 });
+    await providerKnown('Redelivered');
+    // The same version again (a redelivery under a new event id) and an older one: the upsert's filter misses the
+    // kept document and its insert hits the unique (account, provider) index.
+    await h.publishProvider({ ...spec, version: 2 });
+    await h.publishProvider({ ...spec, version: 1 });
+    // One key, one partition: once version 3 is kept, the two before it were handled.
+    await h.publishProvider({ ...spec, version: 3, type: 'provider.updated' });
+    const kept = (version: number) =>
+      h.logs.lines.some(
+        (l) =>
+          l.includes('provider state kept') &&
+          l.includes('"provider":"Redelivered"') &&
+          l.includes(`"version":${version}`),
+      );
+    await eventually(() => kept(3), { what: 'version 3 kept' });
+    expect(
+      h.logs.lines.filter((l) => l.includes('"provider":"Redelivered"') && l.includes('provider state kept')),
+    ).toHaveLength(2);
+    expect(h.logs.lines.some((l) => l.includes('event dead-lettered'))).toBe(false);
+    expect(outcomes.messages.filter((m) => m.topic.endsWith('.dlq') && m.value.subject === 'Redelivered')).toEqual([]);
+  });
+
   it('guards the admin API: token, scope, account, and precise validation errors', async () => {
     const listed = await h.api('GET', '/admin/deliveries?provider=AcmeCRM', account);
     const id = listed.body.items[0]?.deliveryId as string;

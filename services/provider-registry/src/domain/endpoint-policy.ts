@@ -1,6 +1,6 @@
 import { BlockList, isIP, isIPv4, isIPv6 } from 'node:net';
-import { type AddressVerdict, AppError, classifyAddress } from '@cc/kit';
-import './errors';
+import { type AddressVerdict, type AppError, classifyAddress } from '@cc/kit';
+import { providerError } from './errors';
 
 /** Why a host could not be resolved; thrown by a {@link ResolveHost} implementation. */
 export class HostResolutionError extends Error {
@@ -73,7 +73,7 @@ function allowed(address: string, allowlist: EndpointAllowlist): boolean {
 }
 
 const notAllowed = (message: string): AppError =>
-  new AppError('PROVIDER.ENDPOINT_NOT_ALLOWED', message, [{ pointer: '/endpoint', message }]);
+  providerError('PROVIDER.ENDPOINT_NOT_ALLOWED', message, [{ pointer: '/endpoint', message }]);
 
 const publicOnly = 'notifications are sent only to public internet addresses';
 
@@ -116,16 +116,16 @@ export async function checkEndpoint(
     if (!(err instanceof HostResolutionError)) throw err;
     if (err.reason === 'not-found') {
       const message = `endpoint host ${host} does not resolve to any address`;
-      throw new AppError('PROVIDER.ENDPOINT_UNRESOLVABLE', message, [{ pointer: '/endpoint', message }]);
+      throw providerError('PROVIDER.ENDPOINT_UNRESOLVABLE', message, [{ pointer: '/endpoint', message }]);
     }
-    throw new AppError(
+    throw providerError(
       'PROVIDER.DNS_UNAVAILABLE',
       `endpoint host ${host} could not be resolved now (${err.message}); try again later`,
     );
   }
   if (addresses.length === 0) {
     const message = `endpoint host ${host} does not resolve to any address`;
-    throw new AppError('PROVIDER.ENDPOINT_UNRESOLVABLE', message, [{ pointer: '/endpoint', message }]);
+    throw providerError('PROVIDER.ENDPOINT_UNRESOLVABLE', message, [{ pointer: '/endpoint', message }]);
   }
   for (const address of addresses) {
     if (allowed(address, opts.allowlist)) continue;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type OutboxModel, type OutboxRelay, outboxEntries, withEvents } from '@cc/bus';
 import { AppError, type SecretBox } from '@cc/kit';
+import { isDuplicateKeyError } from '@cc/store';
 import type { Model } from 'mongoose';
-import '../domain/errors';
 import type { ProviderHeader, ProviderInput } from '../domain/provider-settings';
 import { planRegistration } from '../domain/registration';
 import { rotateSecrets, type SigningSecret } from '../domain/signing-secret';
@@ -52,8 +52,6 @@ const maxAttempts = 5;
 
 const conflict = () =>
   new AppError('REQUEST.CONFLICT', 'The provider was changed concurrently by another request; retry the request');
-
-const isDuplicateKey = (err: unknown): boolean => (err as { code?: number })?.code === 11000;
 
 const toRecord = (doc: ProviderDoc): ProviderRecord => ({
   name: doc.name,
@@ -130,7 +128,7 @@ export class ProviderRepository {
             outboxSeq: 1,
           });
         } catch (err) {
-          if (isDuplicateKey(err)) continue; // registered concurrently: replace it instead
+          if (isDuplicateKeyError(err)) continue; // registered concurrently: replace it instead
           throw err;
         }
       } else {
