@@ -1,4 +1,3 @@
-import { eventSchemas } from '@cc/contracts';
 import { createSecretBox } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import { KeyRing } from './auth/key-ring';
@@ -40,7 +39,6 @@ export async function startService(
   const runtime = await startRuntime({
     name: 'gateway',
     config,
-    eventSchemas,
     ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
     ...(opts.exitOnShutdown === undefined ? {} : { exitOnShutdown: opts.exitOnShutdown }),
   });

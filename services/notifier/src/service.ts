@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { eventSchemas } from '@cc/contracts';
 import { createSecretBox, createTokenVerifier } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import { EndpointBreakers } from './clients/endpoint-breakers';
@@ -32,7 +31,6 @@ export async function startService(
   const runtime = await startRuntime({
     name: 'notifier',
     config,
-    eventSchemas,
     ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
     ...(opts.exitOnShutdown === undefined ? {} : { exitOnShutdown: opts.exitOnShutdown }),
   });
@@ -62,7 +60,7 @@ export async function startService(
   });
   const client = new ProviderEndpointClient({
     timeoutMs: config.ATTEMPT_TIMEOUT_MS,
-    allowlist: new EndpointAllowlist(config.ENDPOINT_ALLOWLIST),
+    allowlist: EndpointAllowlist.parse(config.ENDPOINT_ALLOWLIST),
     ...(config.NOTIFIER_EXTRA_CA_FILE ? { extraCaPem: readFileSync(config.NOTIFIER_EXTRA_CA_FILE, 'utf8') } : {}),
   });
   const live = new DeliveryPipeline({
@@ -76,7 +74,6 @@ export async function startService(
     producer: runtime.producer,
     relay,
     logger: runtime.logger,
-    deadLetterTopic,
   });
   pipeline = live;
   live.metrics = createNotifierMetrics(runtime.metrics, {

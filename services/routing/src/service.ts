@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { OutboxRelay } from '@cc/bus';
-import { eventSchemas } from '@cc/contracts';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import type { mongo } from 'mongoose';
 import { AdminService } from './app/admin.service';
@@ -46,7 +45,6 @@ export async function startService(
   const runtime = await startRuntime({
     name: 'routing',
     config,
-    eventSchemas,
     ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
     ...(opts.exitOnShutdown !== undefined ? { exitOnShutdown: opts.exitOnShutdown } : {}),
   });

@@ -1,5 +1,4 @@
 import type { Deduper } from '@cc/bus';
-import { eventSchemas } from '@cc/contracts';
 import { createTokenVerifier } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import type { Config } from './config';
@@ -34,7 +33,6 @@ export async function startService(
   const runtime = await startRuntime({
     name: 'statistics',
     config,
-    eventSchemas,
     ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
     ...(opts.exitOnShutdown !== undefined ? { exitOnShutdown: opts.exitOnShutdown } : {}),
   });

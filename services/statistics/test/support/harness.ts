@@ -1,5 +1,5 @@
 import { createKafka, EventProducer, EventSchemas, ensureTopics, newEvent } from '@cc/bus';
-import { bodyValidator, eventSchemas, type JsonSchema } from '@cc/contracts';
+import { bodyValidator, type JsonSchema } from '@cc/contracts';
 import { createLogger } from '@cc/kit';
 import { CapturedLogs, freshName, startTestIssuer, type TestIssuer, testInfra } from '@cc/testing';
 import type { Kafka } from 'kafkajs';
@@ -48,7 +48,7 @@ export class StatisticsHarness {
     );
     const group = freshName('cc.statistics.test');
     await skipToEnd(kafka, group, consumedTopics);
-    const producer = new EventProducer(kafka, new EventSchemas(eventSchemas), logger);
+    const producer = new EventProducer(kafka, new EventSchemas(), logger);
     await producer.connect();
     const env = {
       KAFKA_BROKERS: infra.kafkaBrokers.join(','),
