@@ -71,7 +71,7 @@ export class StatisticsHarness {
 
   /** Publishes events as their producer would: keyed by account and aggregate, validated. */
   async publish(topic: string, accountId: string, subject: string, events: { type: string; data: unknown }[]) {
-    const source = topic === 'cc.interaction.v1' ? '/cc/routing' : '/cc/routing/agents';
+    const source = '/cc/routing'; // the producer of both topics (the contract's envelope: /cc/<service>)
     await this.producer.publish(
       topic,
       events.map((e) => newEvent({ source, type: e.type, subject, accountId, data: e.data })),
