@@ -70,7 +70,7 @@ async function run(
   for (let sent = 0; sent < total; sent += batch) {
     const events = Array.from({ length: Math.min(batch, total - sent) }, (_, i) =>
       newEvent({
-        source: '/bench',
+        source: '/cc/bench',
         type: 'bench.ticked',
         subject: `agent-${(sent + i) % 200}`,
         accountId: 'bench',

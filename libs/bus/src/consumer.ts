@@ -103,7 +103,7 @@ export { isConnectivityError };
 
 /**
  * Runs a consumer group with explicit commits: each message is validated (invalid → dead-letter at
- * once), deduplicated, handled with bounded retries (then dead-lettered with the error in headers),
+ * once; a well-formed event of an unknown type is skipped and counted), deduplicated, handled with bounded retries (then dead-lettered with the error in headers),
  * and its offset committed only after that. Returns the consumer for shutdown.
  */
 export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
@@ -123,19 +123,21 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   const count = (topic: string, outcome: string) =>
     opts.metrics?.consumedEvents.inc({ group: opts.groupId, topic, outcome });
 
-  const parse = (message: KafkaMessage): { event?: CloudEvent; error?: string } => {
+  /** A message is an event to handle, an unknown type to skip (a newer producer), or invalid (dead-lettered). */
+  const parse = (
+    topic: string,
+    message: KafkaMessage,
+  ): { event?: CloudEvent; error?: string; unknownType?: string } => {
     let value: unknown;
     try {
       value = JSON.parse(message.value?.toString('utf8') ?? 'null');
     } catch (err) {
       return { error: `unparseable: ${(err as Error).message}` };
     }
-    try {
-      opts.schemas.assertValid(value);
-      return { event: value };
-    } catch (err) {
-      return { error: err instanceof InvalidEventError ? err.message : String(err) };
-    }
+    const checked = opts.schemas.checkConsumed(value, topic);
+    if (checked.kind === 'valid') return { event: checked.event };
+    if (checked.kind === 'unknown-type') return { unknownType: checked.type };
+    return { error: checked.reason };
   };
 
   await consumer.connect();
@@ -176,17 +178,21 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
         { group: opts.groupId, topic, partition: String(partition) },
         Number(batch.offsetLag()),
       );
-      const parsed = batch.messages.map((message) => ({ message, ...parse(message) }));
+      const parsed = batch.messages.map((message) => ({ message, ...parse(topic, message) }));
       const ids = parsed.flatMap((p) => (p.event ? [p.event.id] : []));
       const seen = opts.deduper && ids.length ? await opts.deduper.seenMany(ids) : new Set<string>();
       const handled: string[] = [];
       let lastDone: string | undefined;
       try {
-        for (const { message, event, error } of parsed) {
+        for (const { message, event, error, unknownType } of parsed) {
           if (!isRunning() || isStale()) break;
           // Child loggers only when something is logged: building one per event cost ~40 % of a consumer's CPU.
           const mlog = lazyLog(() => log.child({ topic, partition, offset: message.offset }));
-          if (!event) {
+          if (unknownType !== undefined) {
+            // Forward compatibility: a type added to the topic after this consumer was built is not an error.
+            count(topic, 'skipped_unknown_type');
+            mlog().info({ eventType: unknownType }, 'event of an unknown type skipped');
+          } else if (!event) {
             mlog().warn({ reason: error }, 'invalid event dead-lettered');
             await deadLetter(topic, partition, message, error ?? 'invalid', 0);
           } else if (seen.has(event.id)) {

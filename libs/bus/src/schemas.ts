@@ -1,6 +1,12 @@
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
-import { type CloudEvent, envelopeSchema } from './envelope';
+import {
+  asyncApiCatalog,
+  type EventCatalog,
+  EventValidator,
+  eventCatalog,
+  type JsonSchema,
+  type Violation,
+} from '@cc/contracts';
+import type { CloudEvent } from './envelope';
 
 /** Thrown when an event or its data breaks its contract; never retried, dead-lettered at once. */
 export class InvalidEventError extends Error {
@@ -10,26 +16,45 @@ export class InvalidEventError extends Error {
   }
 }
 
-/** Compiles each event type's data schema once and validates envelopes and data on produce and consume. */
-export class EventSchemas {
-  private readonly ajv = new Ajv({ allErrors: true, strict: false });
-  private readonly byType = new Map<string, ValidateFunction>();
-  private readonly envelope: ValidateFunction;
+/** What a consumer does with a message: handle it, skip an unknown type (forward compatibility), or dead-letter it. */
+export type ConsumedCheck =
+  | { kind: 'valid'; event: CloudEvent }
+  | { kind: 'unknown-type'; type: string }
+  | { kind: 'invalid'; reason: string };
 
-  /** @param schemas event type → JSON Schema of its `data` (from `@cc/contracts` in services). */
-  constructor(schemas: Record<string, object>) {
-    addFormats(this.ajv);
-    this.envelope = this.ajv.compile(envelopeSchema);
-    for (const [type, schema] of Object.entries(schemas)) this.byType.set(type, this.ajv.compile(schema));
+const describe = (errors: readonly Violation[]): string =>
+  errors.map((e) => `${e.pointer || '/'}: ${e.message}`).join('; ');
+
+/**
+ * The event contracts producers and consumers validate with: by default the AsyncAPI document of
+ * `@cc/contracts` (envelope, data schemas, topics), compiled once by the contracts' strict validator.
+ */
+export class EventSchemas {
+  private readonly validator: EventValidator;
+
+  /**
+   * @param dataSchemas event type → JSON Schema of its `data`, for tests and tools with types of their own
+   * (still inside the contracts' envelope); omitted, the AsyncAPI document's catalog.
+   */
+  constructor(dataSchemas?: Record<string, JsonSchema>, topics?: Record<string, readonly string[]>) {
+    const catalog: EventCatalog = dataSchemas ? eventCatalog(dataSchemas, topics) : asyncApiCatalog();
+    this.validator = new EventValidator(catalog);
   }
 
-  /** Throws {@link InvalidEventError} naming each violation; unknown types are invalid too. */
+  /** Producer side: throws {@link InvalidEventError} naming each violation; an unknown type is invalid too. */
   assertValid(event: unknown): asserts event is CloudEvent {
-    if (!this.envelope(event)) throw new InvalidEventError(`envelope: ${this.ajv.errorsText(this.envelope.errors)}`);
-    const e = event as CloudEvent;
-    const validate = this.byType.get(e.type);
-    if (!validate) throw new InvalidEventError(`unknown event type ${e.type}`);
-    if (!validate(e.data))
-      throw new InvalidEventError(`${e.type}: ${this.ajv.errorsText(validate.errors, { dataVar: 'data' })}`);
+    const checked = this.validator.check<CloudEvent>(event);
+    if (checked.kind === 'unknown-type') throw new InvalidEventError(`unknown event type ${checked.type}`);
+    if (checked.kind === 'invalid') {
+      const type = (event as { type?: unknown } | null)?.type;
+      throw new InvalidEventError(`${typeof type === 'string' ? `${type}: ` : ''}${describe(checked.errors)}`);
+    }
+  }
+
+  /** Consumer side: the event read from `topic`, an unknown type (to skip), or why it is invalid (to dead-letter). */
+  checkConsumed(event: unknown, topic: string): ConsumedCheck {
+    const checked = this.validator.check<CloudEvent>(event, topic);
+    if (checked.kind === 'invalid') return { kind: 'invalid', reason: describe(checked.errors) };
+    return checked;
   }
 }

@@ -1,6 +1,7 @@
 import type { Consumer, Kafka } from 'kafkajs';
 import mongoose, { type Connection, Schema } from 'mongoose';
 import { createLogger } from '../../kit/src/logger';
+import { createMetrics } from '../../kit/src/metrics';
 import { tenantScoped } from '../../store/src';
 import { eventually, freshName, testInfra } from '../../testing/src';
 import {
@@ -24,7 +25,7 @@ const schemas = new EventSchemas({
   'order.placed': { type: 'object', required: ['qty'], properties: { qty: { type: 'integer', minimum: 1 } } },
 });
 const placed = (qty: unknown, subject = 'o1') =>
-  newEvent({ source: '/test', type: 'order.placed', subject, accountId: 'acc1', data: { qty } });
+  newEvent({ source: '/cc/test', type: 'order.placed', subject, accountId: 'acc1', data: { qty } });
 
 let kafka: Kafka;
 let producer: EventProducer;
@@ -94,7 +95,7 @@ describe('bus on a real broker', () => {
     await consume(topic, group, async (e) => void seen.push(e));
     const e = placed(3);
     await producer.publish(topic, [e]);
-    await expect(producer.publish(topic, [placed(0)])).rejects.toThrow(/qty must be >= 1/);
+    await expect(producer.publish(topic, [placed(0)])).rejects.toThrow(/\/data\/qty: qty must be at least 1/);
     await eventually(() => seen.length === 1, { what: 'event consumed' });
     expect(seen[0]).toMatchObject({ id: e.id, type: 'order.placed', accountid: 'acc1', data: { qty: 3 } });
   });
@@ -116,9 +117,45 @@ describe('bus on a real broker', () => {
       what: 'valid event handled and two dead-lettered',
     });
     expect(calls).toBe(1);
-    expect(dead[0]?.headers['x-dlq-error']).toMatch(/data\/qty must be integer/);
+    expect(dead[0]?.headers['x-dlq-error']).toMatch(/\/data\/qty: qty must be an integer/);
     expect(dead[1]?.headers['x-dlq-error']).toMatch(/unparseable/);
     expect(dead[0]?.headers['x-dlq-source-topic']).toBe(topic);
+  });
+
+  it('skips and counts an event of an unknown type (a newer producer), dead-letters a known type on the wrong topic', async () => {
+    const { topic, group, dlq } = await topicPair();
+    const metrics = createMetrics('bus-test');
+    const withTopics = new EventSchemas(
+      {
+        'order.placed': { type: 'object', required: ['qty'], properties: { qty: { type: 'integer', minimum: 1 } } },
+        'order.shipped': { type: 'object' },
+      },
+      { [topic]: ['order.placed'] },
+    );
+    const seen: string[] = [];
+    await consume(topic, group, async (e) => void seen.push(e.id), { metrics, schemas: withTopics });
+    const dead = await collect(dlq);
+    const future = newEvent({ source: '/cc/test', type: 'order.refunded', subject: 'o1', accountId: 'acc1', data: {} });
+    const elsewhere = newEvent({
+      source: '/cc/test',
+      type: 'order.shipped',
+      subject: 'o1',
+      accountId: 'acc1',
+      data: {},
+    });
+    for (const e of [future, elsewhere])
+      await producer.sendRaw(topic, [{ key: 'acc1:o1', value: JSON.stringify(e), headers: {} }]);
+    const marker = placed(4, 'o1'); // same key, same partition: handled after both
+    await producer.publish(topic, [marker]);
+    await eventually(() => seen.includes(marker.id) && dead.length === 1, { what: 'marker handled, one dead letter' });
+    expect(seen).toEqual([marker.id]);
+    expect(JSON.parse(dead[0]?.value ?? '{}').id).toBe(elsewhere.id);
+    expect(dead[0]?.headers['x-dlq-error']).toMatch(`type order.shipped is not carried on ${topic}`);
+    const counted = await metrics.consumedEvents.get();
+    const outcome = (name: string) => counted.values.find((v) => v.labels.outcome === name)?.value;
+    expect(outcome('skipped_unknown_type')).toBe(1);
+    expect(outcome('dead_lettered')).toBe(1);
+    expect(outcome('handled')).toBe(1);
   });
 
   it('retries a failing handler a bounded number of times, then dead-letters with the error in headers', async () => {
@@ -274,7 +311,7 @@ describe('outbox with tenant-scoped aggregates', () => {
     const Guarded = conn.model('Guarded', schema) as OutboxModel;
     const bad = { ...placed(1, 'g-bad'), data: { qty: 'not a number' } } as CloudEvent; // never publishable
     const good = newEvent({
-      source: '/test',
+      source: '/cc/test',
       type: 'order.placed',
       subject: 'g-ok',
       accountId: 'acc1',

@@ -53,7 +53,7 @@ it('a connected, idle producer and consumer do not wake the process hundreds of 
     });
     // One event through both clients proves they are connected and the consumer's fetch loop runs.
     await producer.publish(topic, [
-      newEvent({ source: '/test', type: 'idle.probe', subject: 's', accountId: 'a', data: {} }),
+      newEvent({ source: '/cc/test', type: 'idle.probe', subject: 's', accountId: 'a', data: {} }),
     ]);
     await eventually(() => received, { accept: (n) => n > 0, timeoutMs: 30_000, what: 'the probe event consumed' });
     // kafkajs 2.2.4 re-armed a request-queue timer with a negative delay (~1 ms) for as long as a broker

@@ -1,3 +1,4 @@
+import { exampleEvent } from '@cc/contracts';
 import { newEvent } from '../src/envelope';
 import { withEvents } from '../src/outbox';
 import { EventSchemas, InvalidEventError } from '../src/schemas';
@@ -11,18 +12,41 @@ const schemas = new EventSchemas({
   },
 });
 const ev = (data: unknown, type = 'thing.happened') =>
-  newEvent({ source: '/t', type, subject: 's1', accountId: 'a1', data });
+  newEvent({ source: '/cc/test', type, subject: 's1', accountId: 'a1', data });
 
 describe('EventSchemas', () => {
   it('accepts a valid event', () => {
     expect(() => schemas.assertValid(ev({ n: 1 }))).not.toThrow();
   });
   it('rejects data breaking its schema, naming the field', () => {
-    expect(() => schemas.assertValid(ev({ n: 'x' }))).toThrow(/data\/n must be integer/);
+    expect(() => schemas.assertValid(ev({ n: 'x' }))).toThrow(/\/data\/n: n must be an integer/);
   });
-  it('rejects unknown types and broken envelopes', () => {
+  it('rejects unknown types and broken envelopes on produce', () => {
     expect(() => schemas.assertValid(ev({ n: 1 }, 'other.thing'))).toThrow(InvalidEventError);
     expect(() => schemas.assertValid({ ...ev({ n: 1 }), accountid: undefined })).toThrow(/accountid/);
+  });
+  it("validates with the contracts' envelope, not a looser one of its own", () => {
+    expect(() => schemas.assertValid({ ...ev({ n: 1 }), source: 'not-a-service' })).toThrow(/\/source/);
+    expect(() => schemas.assertValid({ ...ev({ n: 1 }), time: '2024-05-01T08:00:00Z' })).toThrow(/\/time/);
+    expect(() => schemas.assertValid({ ...ev({ n: 1 }), datacontenttype: undefined })).toThrow(/datacontenttype/);
+  });
+  it('on consume, tells an unknown type (skipped) from an invalid event (dead-lettered)', () => {
+    expect(schemas.checkConsumed(ev({ n: 1 }, 'thing.renamed'), 't')).toEqual({
+      kind: 'unknown-type',
+      type: 'thing.renamed',
+    });
+    expect(schemas.checkConsumed(ev({ n: 'x' }), 't')).toMatchObject({ kind: 'invalid' });
+    expect(schemas.checkConsumed(ev({ n: 1 }), 't')).toMatchObject({ kind: 'valid' });
+  });
+  it('defaults to the AsyncAPI document of the contracts', () => {
+    const contracts = new EventSchemas();
+    const deleted = exampleEvent('provider.deleted');
+    expect(contracts.checkConsumed(deleted, 'cc.provider.v1')).toMatchObject({ kind: 'valid' });
+    expect(contracts.checkConsumed(deleted, 'cc.interaction.v1')).toMatchObject({ kind: 'invalid' });
+    expect(contracts.checkConsumed({ ...deleted, type: 'provider.renamed' }, 'cc.provider.v1')).toEqual({
+      kind: 'unknown-type',
+      type: 'provider.renamed',
+    });
   });
 });
 

@@ -84,6 +84,74 @@ function message(type: EventType): Record<string, unknown> {
 
 const channelId = (topic: string): string => topic;
 
+/** The headers the bus adds to a dead-lettered message (besides the original message's own headers). */
+const deadLetterHeaders: JsonSchema = {
+  type: 'object',
+  required: [
+    'x-dlq-error',
+    'x-dlq-source-topic',
+    'x-dlq-source-partition',
+    'x-dlq-source-offset',
+    'x-dlq-attempts',
+    'x-dlq-group',
+  ],
+  properties: {
+    'x-dlq-error': {
+      type: 'string',
+      maxLength: 2000,
+      description: 'Why: the validation violations, or the last handler error.',
+    },
+    'x-dlq-source-topic': { type: 'string', description: 'The topic the message was consumed from.' },
+    'x-dlq-source-partition': { type: 'string', pattern: '^[0-9]+$' },
+    'x-dlq-source-offset': { type: 'string', pattern: '^[0-9]+$' },
+    'x-dlq-attempts': {
+      type: 'string',
+      pattern: '^[0-9]+$',
+      description: '0 for a message that was invalid (never handled), else the handler attempts made.',
+    },
+    'x-dlq-group': { type: 'string', description: 'The consumer group that gave up on it.' },
+  },
+};
+
+/**
+ * Every consumer group's dead-letter topic `<group>.dlq`: one kind of message, a consumed message the group could
+ * not handle, kept byte for byte (key, value and headers) with the `x-dlq-*` headers added.
+ */
+function addDeadLetterChannel(
+  channels: Record<string, unknown>,
+  operations: Record<string, unknown>,
+  messages: Record<string, unknown>,
+): void {
+  const groups = [...new Set(Object.values(topicCatalog).flatMap((t) => t.consumers as readonly string[]))].sort();
+  messages['dead-letter'] = {
+    name: 'dead-letter',
+    title: 'Dead-lettered message',
+    summary:
+      'A message of a consumed topic that its consumer group could not handle: invalid (not JSON, envelope or data breaking its schema, a known type on a topic that does not carry it: at once) or failing its handler after the bounded retries. Unknown event types are not dead-lettered: consumers skip and count them (forward compatibility).',
+    headers: deadLetterHeaders,
+    payload: { description: 'The consumed message value, unchanged (it may be neither JSON nor a valid event).' },
+    bindings: {
+      kafka: { key: { type: 'string', description: 'The consumed message key, unchanged.' }, bindingVersion },
+    },
+  };
+  channels['dead-letter'] = {
+    address: '{group}.dlq',
+    title: '<group>.dlq',
+    description:
+      "A consumer group's dead-letter topic. Replay by re-publishing a message's value to its `x-dlq-source-topic` once its cause is fixed.",
+    parameters: { group: { description: 'The consumer group (its default name).', enum: groups } },
+    messages: { 'dead-letter': { $ref: '#/components/messages/dead-letter' } },
+  };
+  for (const group of groups) {
+    operations[`${group}.send.dead-letter`] = {
+      action: 'send',
+      channel: { $ref: '#/channels/dead-letter' },
+      summary: `${group} dead-letters what it could not handle to \`${group}.dlq\`.`,
+      messages: [{ $ref: '#/channels/dead-letter/messages/dead-letter' }],
+    };
+  }
+}
+
 function buildDocument(): Record<string, unknown> {
   const channels: Record<string, unknown> = {};
   const operations: Record<string, unknown> = {};
@@ -127,6 +195,7 @@ function buildDocument(): Record<string, unknown> {
       };
     }
   }
+  addDeadLetterChannel(channels, operations, messages);
   return {
     asyncapi: '3.0.0',
     id: 'urn:cc-suite:events',
@@ -140,7 +209,7 @@ Decisions:
 - **Key**: \`<accountId>:<entityId>\` (= \`accountid:subject\`): all events of one interaction, agent or provider land on one partition, in order.
 - **Types** are past tense, \`<entity>.<change>\`; \`time\` and every timestamp in data are UTC with milliseconds.
 - **Versioning**: the topic name carries the version (\`.v1\`); additive changes (new optional fields, new event types) keep it, so data schemas allow unknown fields and consumers ignore them; a breaking change adds a \`.v2\` topic beside \`.v1\` until every consumer moved.
-- **Delivery** is at least once: consumers dedupe on the event id, commit explicitly after handling, retry transient errors a bounded number of times and dead-letter to \`<group>.dlq\`; an invalid event is dead-lettered at once.
+- **Delivery** is at least once: consumers dedupe on the event id, commit explicitly after handling, retry transient errors a bounded number of times and dead-letter to \`<group>.dlq\` (channel \`dead-letter\`: one kind of message, the consumed message unchanged with \`x-dlq-*\` headers); an invalid event is dead-lettered at once; a well-formed event of a type the consumer does not know is skipped and counted, not dead-lettered (forward compatibility). Producers and consumers validate with the payload schemas of this document.
 - Secrets never travel in clear: provider header values and signing secrets are sealed (AES-256-GCM) for the notifier only.`,
     },
     defaultContentType: 'application/cloudevents+json',

@@ -3,6 +3,7 @@
 
 export { asyncApiDocument, exampleEvent } from './asyncapi';
 export { type DocumentEntry, type DocumentName, documentJson, documentsAsJson, listDocuments } from './docs';
+export * from './event-validation';
 export * from './examples';
 export type { JsonSchema, JsonType } from './json-schema';
 export { limits } from './limits';

@@ -1,7 +1,6 @@
 import Ajv2020, { type ErrorObject, type Options, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { JsonSchema } from './json-schema';
-import { anyCloudEvent } from './schemas/events/envelope';
 import { type EventType, eventSchemas } from './schemas/events/index';
 
 /** One violation of a schema: an RFC 6901 pointer naming the field and a precise message. */
@@ -177,21 +176,6 @@ export function validateQuery<T>(schema: JsonSchema, data: unknown): ValidationR
 /** Validates the data of one event type. */
 export function validateEventData<T>(type: EventType, data: unknown): ValidationResult<T> {
   return bodyValidator<T>(eventSchemas[type])(data);
-}
-
-/** Validates a whole CloudEvent: the envelope, a known type, then its data (pointers under `/data`). */
-export function validateEvent<T>(event: unknown): ValidationResult<T> {
-  const envelope = bodyValidator<{ type: string; data: unknown }>(anyCloudEvent)(event);
-  if (!envelope.ok) return envelope;
-  const { type, data } = envelope.value;
-  if (!(type in eventSchemas)) {
-    return { ok: false, errors: [{ pointer: '/type', message: `type ${type} is not a known event type` }] };
-  }
-  const result = validateEventData(type as EventType, data);
-  if (!result.ok) {
-    return { ok: false, errors: result.errors.map((e) => ({ ...e, pointer: `/data${e.pointer}` })) };
-  }
-  return { ok: true, value: event as T };
 }
 
 /** Keywords whose generic message (type, limit) is more precise than a schema's `x-message`. */

@@ -1,11 +1,11 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests walk untyped JSON documents.
 import { Parser } from '@asyncapi/parser';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
 import {
+  asyncApiCatalog,
   asyncApiDocument,
   type EventDataMap,
   type EventType,
+  EventValidator,
   eventDataExamples,
   eventSchemas,
   exampleEvent,
@@ -99,17 +99,49 @@ describe('AsyncAPI document', () => {
     expect(validateEventData(type, structuredClone(eventDataExamples[type])).ok).toBe(true);
   });
 
-  it('keeps event data schemas draft-07 compatible, as the bus compiles them', () => {
-    const ajv = new Ajv({ allErrors: true, strict: false });
-    addFormats(ajv);
-    for (const [type, schema] of Object.entries(eventSchemas)) {
-      const validate = ajv.compile(schema);
-      expect([type, validate(structuredClone(eventDataExamples[type as EventType])), validate.errors]).toEqual([
-        type,
-        true,
-        null,
-      ]);
-    }
+  it('is what the event validator runs: its payloads and topics are read from the document', () => {
+    const catalog = asyncApiCatalog();
+    expect(Object.keys(catalog.payloads).sort()).toEqual(Object.keys(eventSchemas).sort());
+    for (const type of Object.keys(eventSchemas))
+      expect(catalog.payloads[type]).toBe(doc.components.messages[type].payload);
+    expect(catalog.topics).toEqual(topics);
+    // A change to the document is a change to what runs.
+    const edited = structuredClone(doc);
+    edited.components.messages['provider.deleted'].payload.properties.data.required.push('addedLater');
+    const event = exampleEvent('provider.deleted');
+    expect(new EventValidator().check(event).kind).toBe('valid');
+    expect(new EventValidator(asyncApiCatalog(edited)).check(event)).toMatchObject({
+      kind: 'invalid',
+      errors: [{ pointer: '/data/addedLater' }],
+    });
+  });
+
+  it('documents the dead-letter topics: one kind of message, the consumed message unchanged with x-dlq-* headers', () => {
+    const channel = doc.channels['dead-letter'];
+    expect(channel.address).toBe('{group}.dlq');
+    expect(channel.parameters.group.enum).toEqual(['analysis', 'notifier', 'routing', 'statistics', 'summaries']);
+    expect(Object.keys(channel.messages)).toEqual(['dead-letter']);
+    expect(doc.components.messages['dead-letter'].headers.required).toContain('x-dlq-error');
+    expect(doc.operations['notifier.send.dead-letter'].action).toBe('send');
+    expect(Object.keys(asyncApiCatalog().payloads)).not.toContain('dead-letter');
+  });
+
+  it('tells an unknown type (skippable) from an invalid event, and a type on the wrong topic is invalid', () => {
+    const validator = new EventValidator();
+    const event = exampleEvent('provider.deleted');
+    expect(validator.check({ ...event, type: 'provider.renamed' }, 'cc.provider.v1')).toEqual({
+      kind: 'unknown-type',
+      type: 'provider.renamed',
+    });
+    expect(validator.check(event, 'cc.provider.v1').kind).toBe('valid');
+    expect(validator.check(event, 'cc.interaction.v1')).toEqual({
+      kind: 'invalid',
+      errors: [{ pointer: '/type', message: 'type provider.deleted is not carried on cc.interaction.v1' }],
+    });
+    // The strict contract envelope: a source outside /cc/<service>, a time without milliseconds.
+    expect(validator.check({ ...event, source: '/test' }).kind).toBe('invalid');
+    expect(validator.check({ ...event, time: '2024-05-01T08:00:00Z' }).kind).toBe('invalid');
+    expect(validator.check({ ...event, type: 'NotAType' }).kind).toBe('invalid');
   });
 
   it('allows unknown data fields (additive changes keep the version) but checks known ones', () => {

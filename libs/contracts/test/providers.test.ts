@@ -66,12 +66,18 @@ describe('ProviderSettings (POST /interactions/Register)', () => {
     expectViolation(
       register({ headers: { 'X-A': 'a\r\nX-Injected: 1' } }),
       '/headers/X-A',
-      'X-A must not contain CR, LF or other control characters',
+      'X-A must contain only printable ASCII characters or tabs (no CR, LF, NUL or other control characters)',
+    );
+    // Non-ASCII too: the schema is the one rule (the registry's code once refused it beside a schema that allowed it).
+    expectViolation(
+      register({ headers: { 'X-A': 'caf\u00e9' } }),
+      '/headers/X-A',
+      'X-A must contain only printable ASCII characters or tabs (no CR, LF, NUL or other control characters)',
     );
     expectViolation(
       register({ headers: [{ key: 'X-A', value: 'a\nb' }] }),
       '/headers/0/value',
-      /value must not contain CR, LF/,
+      /value must contain only printable ASCII characters or tabs/,
     );
     expectViolation(
       register({ headers: { 'bad name': 'x' } }),

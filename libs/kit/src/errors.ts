@@ -1,5 +1,32 @@
-/** A coded application error; the HTTP status is chosen once, at the edge, from {@link statusByCode}. */
+/** The HTTP status and problem title of an error code. */
+export interface ErrorMapping {
+  status: number;
+  title: string;
+}
+
+/**
+ * A coded application error. Its HTTP status is fixed where its code is defined: the kit's own codes
+ * below, a service's codes by {@link defineErrorCodes} (no global table a forgotten import leaves short).
+ */
 export class AppError extends Error {
+  /** HTTP status of the problem answer. */
+  readonly status: number;
+  /** Problem title. */
+  readonly title: string;
+  constructor(
+    code: KitErrorCode,
+    message: string,
+    errors?: readonly FieldError[],
+    extra?: Readonly<Record<string, unknown>>,
+  );
+  /** With the mapping of a code defined elsewhere (use {@link defineErrorCodes}). */
+  constructor(
+    code: string,
+    message: string,
+    errors: readonly FieldError[],
+    extra: Readonly<Record<string, unknown>>,
+    mapping: ErrorMapping,
+  );
   constructor(
     /** Stable, dotted code, e.g. `ROUTING.UNKNOWN_ROUTE`. */
     readonly code: string,
@@ -8,9 +35,13 @@ export class AppError extends Error {
     readonly errors: readonly FieldError[] = [],
     /** Extra members merged into the problem body (never secrets). */
     readonly extra: Readonly<Record<string, unknown>> = {},
+    mapping?: ErrorMapping,
   ) {
     super(message);
     this.name = 'AppError';
+    const m = mapping ?? kitCodes[code as KitErrorCode] ?? kitCodes.INTERNAL;
+    this.status = m.status;
+    this.title = m.title;
   }
 }
 
@@ -32,7 +63,7 @@ export interface Problem {
   [extra: string]: unknown;
 }
 
-const table: Record<string, { status: number; title: string }> = {
+const kitCodes = {
   'REQUEST.VALIDATION': { status: 400, title: 'Request is invalid' },
   'REQUEST.MALFORMED_JSON': { status: 400, title: 'Request body is not valid JSON' },
   'REQUEST.UNSUPPORTED_MEDIA_TYPE': { status: 415, title: 'Unsupported media type' },
@@ -50,16 +81,37 @@ const table: Record<string, { status: number; title: string }> = {
   'DEPENDENCY.BAD_GATEWAY': { status: 502, title: 'Bad gateway' },
   'DEPENDENCY.TIMEOUT': { status: 504, title: 'Gateway timeout' },
   INTERNAL: { status: 500, title: 'Internal error' },
-};
+} satisfies Record<string, ErrorMapping>;
 
-/** Registers a service's own codes (e.g. `ROUTING.UNKNOWN_ROUTE` → 404); call once at module load. */
-export function registerErrorCodes(codes: Record<string, { status: number; title: string }>): void {
-  Object.assign(table, codes);
+/** A code the kit defines (requests, auth, dependencies). */
+export type KitErrorCode = keyof typeof kitCodes;
+
+/** Builds a service's coded errors; each carries its status. */
+export type ErrorFactory<C extends string> = (
+  code: C | KitErrorCode,
+  message: string,
+  errors?: readonly FieldError[],
+  extra?: Readonly<Record<string, unknown>>,
+) => AppError;
+
+/**
+ * Defines a service's own codes with their statuses (e.g. `ROUTING.UNKNOWN_ROUTE` → 422) and returns
+ * the factory of its errors: the status travels with each error, so no import order can lose it.
+ */
+export function defineErrorCodes<C extends string>(codes: Readonly<Record<C, ErrorMapping>>): ErrorFactory<C> {
+  return (code, message, errors = [], extra = {}) =>
+    new AppError(
+      code,
+      message,
+      errors,
+      extra,
+      (codes as Record<string, ErrorMapping>)[code] ?? kitCodes[code as KitErrorCode],
+    );
 }
 
-/** The status and title for a code; a code nobody registered is a 500 (there is no fallback by prefix). */
-export function statusByCode(code: string): { status: number; title: string } {
-  return table[code] ?? { status: 500, title: 'Internal error' };
+/** The status and title of a kit code; any other code is a 500 (there is no fallback by prefix). */
+export function statusByCode(code: string): ErrorMapping {
+  return kitCodes[code as KitErrorCode] ?? kitCodes.INTERNAL;
 }
 
 const connectivityNames =
@@ -101,7 +153,7 @@ export function toProblem(err: unknown, instance?: string): Problem {
   }
   if (instance !== undefined) instance = instanceOf(instance);
   if (err instanceof AppError) {
-    const { status, title } = statusByCode(err.code);
+    const { status, title } = err;
     return {
       ...err.extra,
       type: `https://cc-suite.dev/problems/${err.code.toLowerCase().replace(/[._]/g, '-')}`,

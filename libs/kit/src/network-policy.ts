@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { BlockList, isIP, isIPv4, isIPv6 } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /** The verdict on one address: public internet unicast, or the kind of non-public address it is. */
@@ -125,4 +125,79 @@ function dottedTailToHex(ip: string): string {
 /** True when an IP address is public internet unicast (see {@link classifyAddress}). */
 export function isPublicAddress(address: string): boolean {
   return classifyAddress(address).public;
+}
+
+const allowlistHostName =
+  /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
+
+/** The IPv4 address an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) carries, judged by IPv4 ranges. */
+function mappedV4(address: string): string | undefined {
+  return /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1];
+}
+
+/**
+ * The development allowlist (`ENDPOINT_ALLOWLIST`): host names (exact, case-insensitive, trailing dot ignored),
+ * IP addresses and CIDR ranges whose endpoints may be non-public. One parser for the registry (at
+ * registration) and the notifier (at every send).
+ */
+export class EndpointAllowlist {
+  private constructor(
+    private readonly hosts: ReadonlySet<string>,
+    private readonly ranges: BlockList,
+    /** The entries as configured, for the start-up log. */
+    readonly entries: readonly string[],
+  ) {}
+
+  /**
+   * Parses comma-separated entries, e.g. `127.0.0.1,localhost,10.0.0.0/8,[::1]`; throws naming the first
+   * malformed entry.
+   */
+  static parse(spec: string): EndpointAllowlist {
+    const hosts = new Set<string>();
+    const ranges = new BlockList();
+    const entries: string[] = [];
+    for (const raw of spec
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      const entry = raw.replace(/^\[(.*)\]$/, '$1');
+      const [addr = '', bits, extra] = entry.split('/');
+      const family = isIPv4(addr) ? 'ipv4' : isIPv6(addr) ? 'ipv6' : undefined;
+      const host = entry.toLowerCase().replace(/\.$/, '');
+      if (family && extra === undefined) {
+        if (bits === undefined) ranges.addAddress(addr, family);
+        else {
+          const prefix = Number(bits);
+          if (!/^\d{1,3}$/.test(bits) || prefix > (family === 'ipv4' ? 32 : 128))
+            throw new Error(`ENDPOINT_ALLOWLIST entry ${raw} has an invalid prefix length`);
+          ranges.addSubnet(addr, prefix, family);
+        }
+      } else if (bits === undefined && allowlistHostName.test(host)) {
+        hosts.add(host);
+      } else {
+        throw new Error(`ENDPOINT_ALLOWLIST entry ${raw} is neither a host name, an IP address nor a CIDR range`);
+      }
+      entries.push(raw);
+    }
+    return new EndpointAllowlist(hosts, ranges, entries);
+  }
+
+  /** True when the allowlist names the host itself (brackets of an IPv6 literal and a trailing dot ignored). */
+  allowsHost(host: string): boolean {
+    return this.hosts.has(
+      host
+        .toLowerCase()
+        .replace(/^\[(.*)\]$/, '$1')
+        .replace(/\.$/, ''),
+    );
+  }
+
+  /** True when the allowlist covers the address (a zone id ignored; IPv4-mapped judged as IPv4). */
+  allowsAddress(address: string): boolean {
+    const ip = address.replace(/%.*$/, '');
+    const family = isIP(ip);
+    if (family === 0) return false;
+    const v4 = family === 4 ? ip : mappedV4(ip);
+    return v4 ? this.ranges.check(v4, 'ipv4') : this.ranges.check(ip, 'ipv6');
+  }
 }

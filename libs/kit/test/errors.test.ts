@@ -1,4 +1,4 @@
-import { AppError, isConnectivityError, registerErrorCodes, toProblem } from '../src/errors';
+import { AppError, defineErrorCodes, isConnectivityError, toProblem } from '../src/errors';
 
 describe('toProblem', () => {
   it('maps a coded error to its status, with pointers and instance', () => {
@@ -7,9 +7,20 @@ describe('toProblem', () => {
     expect(p.errors).toEqual([{ pointer: '/a', message: 'bad' }]);
   });
 
-  it('uses codes registered by a service', () => {
-    registerErrorCodes({ 'ROUTING.UNKNOWN_ROUTE': { status: 404, title: 'Unknown route' } });
-    expect(toProblem(new AppError('ROUTING.UNKNOWN_ROUTE', 'no route x')).status).toBe(404);
+  it("carries a service's status with each error, with no table to register into", () => {
+    const routingError = defineErrorCodes({ 'ROUTING.UNKNOWN_ROUTE': { status: 422, title: 'Unknown route' } });
+    const err = routingError('ROUTING.UNKNOWN_ROUTE', 'no route x', [{ pointer: '/route', message: 'unknown' }]);
+    expect(err).toBeInstanceOf(AppError);
+    expect(toProblem(err, '/x')).toMatchObject({ status: 422, title: 'Unknown route', code: 'ROUTING.UNKNOWN_ROUTE' });
+    // A second service's definitions neither see nor change the first one's.
+    const other = defineErrorCodes({ 'OTHER.GONE': { status: 410, title: 'Gone' } });
+    expect(toProblem(other('OTHER.GONE', 'x')).status).toBe(410);
+    expect(toProblem(routingError('REQUEST.CONFLICT', 'kit codes too')).status).toBe(409);
+  });
+
+  it('answers 500 for a code nobody defined', () => {
+    const err = new AppError('NOBODY.DEFINED' as 'INTERNAL', 'x');
+    expect(toProblem(err).status).toBe(500);
   });
 
   it('hides the message and stack of an unexpected error behind a 500', () => {

@@ -4,11 +4,13 @@ import net from 'node:net';
 import express from 'express';
 import request from 'supertest';
 import { CapturedLogs } from '../../testing/src/logs';
-import { AppError } from '../src/errors';
+import { AppError, defineErrorCodes } from '../src/errors';
 import { Readiness } from '../src/health';
 import { answerClientErrors, createHttpApp } from '../src/http/app';
 import { createLogger } from '../src/logger';
 import { createMetrics } from '../src/metrics';
+
+const serviceError = defineErrorCodes({ 'THING.NOT_ALLOWED': { status: 400, title: 'Not allowed' } });
 
 function build(readiness = new Readiness(), logs = new CapturedLogs()) {
   const app = createHttpApp({
@@ -30,6 +32,9 @@ function build(readiness = new Readiness(), logs = new CapturedLogs()) {
       r.get('/coded', () => {
         throw new AppError('REQUEST.CONFLICT', 'already there');
       });
+      r.get('/service-coded', () => {
+        throw serviceError('THING.NOT_ALLOWED', 'not this one', [{ pointer: '/thing', message: 'not this one' }]);
+      });
       a.use(r);
     },
   });
@@ -43,6 +48,16 @@ describe('createHttpApp', () => {
     expect(a.headers['x-request-id']).toBe('abc-123');
     const b = await request(app).get('/healthz').set('x-request-id', 'bad id with spaces');
     expect(b.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("answers a service's coded 400 with its own code (the error's status is not mistaken for a router error)", async () => {
+    const res = await request(build().app).get('/service-coded');
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      code: 'THING.NOT_ALLOWED',
+      title: 'Not allowed',
+      errors: [{ pointer: '/thing' }],
+    });
   });
 
   it('answers unknown paths with a 404 problem', async () => {

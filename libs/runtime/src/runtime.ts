@@ -99,7 +99,6 @@ export interface Runtime {
 export async function startRuntime(opts: {
   name: string;
   config: RuntimeConfig;
-  eventSchemas: Record<string, object>;
   logDestination?: NodeJS.WritableStream;
   /** Exit the process when shutdown completes (default true; tests pass false). */
   exitOnShutdown?: boolean;
@@ -125,7 +124,8 @@ export async function startRuntime(opts: {
   });
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS.split(','), clientId: name, logger, security });
   readiness.add('kafka', kafkaReadiness(kafka));
-  const schemas = new EventSchemas(opts.eventSchemas);
+  // The AsyncAPI document of @cc/contracts is what producers and consumers validate with.
+  const schemas = new EventSchemas();
   const producer = new EventProducer(kafka, schemas, logger, metrics);
   await producer.connect();
 

@@ -4,7 +4,6 @@ import { connectStore, ensureIndexes } from '@cc/store';
 import { KeyRing } from './auth/key-ring';
 import { parseCliArgs, UsageError } from './cli-args';
 import { loadCliConfig } from './config';
-import './domain/errors';
 import type { FeatureFlags } from './domain/feature-flags';
 import { AccountsService, accountView } from './identity/accounts.service';
 import { ClientsService, clientView } from './identity/clients.service';

@@ -1,4 +1,3 @@
-import { eventSchemas } from '@cc/contracts';
 import { createSecretBox } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import { KeyRing } from './auth/key-ring';
@@ -6,7 +5,6 @@ import { TokenIssuer } from './auth/token-issuer';
 import { gatewayVerifier } from './auth/verifier';
 import type { Config } from './config';
 import { parseByteSize } from './domain/byte-size';
-import './domain/errors';
 import { checkRateLimit } from './domain/rate-limit-policy';
 import type { Upstream } from './domain/route-table';
 import { producedTopics } from './events/topics';
@@ -41,7 +39,6 @@ export async function startService(
   const runtime = await startRuntime({
     name: 'gateway',
     config,
-    eventSchemas,
     ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
     ...(opts.exitOnShutdown === undefined ? {} : { exitOnShutdown: opts.exitOnShutdown }),
   });

@@ -89,7 +89,7 @@ export function loadServiceConfig(
     problems.push(`DELIVERY_SCHEDULE / DELIVERY_JITTER: malformed (${(err as Error).message})`);
   }
   try {
-    new EndpointAllowlist(base.ENDPOINT_ALLOWLIST);
+    EndpointAllowlist.parse(base.ENDPOINT_ALLOWLIST);
   } catch (err) {
     problems.push(`ENDPOINT_ALLOWLIST: malformed (${(err as Error).message})`);
   }

@@ -1,12 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { eventSchemas } from '@cc/contracts';
 import { createSecretBox, createTokenVerifier } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import { EndpointBreakers } from './clients/endpoint-breakers';
 import { ProviderEndpointClient } from './clients/provider-endpoint.client';
 import type { Config } from './config';
 import { EndpointAllowlist } from './domain/address-policy';
-import './domain/errors';
 import { parseEndpointKey } from './domain/keys';
 import { consumedTopics, notifierConsumer } from './events/notifier.consumer';
 import { producedTopics } from './events/topics';
@@ -33,7 +31,6 @@ export async function startService(
   const runtime = await startRuntime({
     name: 'notifier',
     config,
-    eventSchemas,
     ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
     ...(opts.exitOnShutdown === undefined ? {} : { exitOnShutdown: opts.exitOnShutdown }),
   });
@@ -63,7 +60,7 @@ export async function startService(
   });
   const client = new ProviderEndpointClient({
     timeoutMs: config.ATTEMPT_TIMEOUT_MS,
-    allowlist: new EndpointAllowlist(config.ENDPOINT_ALLOWLIST),
+    allowlist: EndpointAllowlist.parse(config.ENDPOINT_ALLOWLIST),
     ...(config.NOTIFIER_EXTRA_CA_FILE ? { extraCaPem: readFileSync(config.NOTIFIER_EXTRA_CA_FILE, 'utf8') } : {}),
   });
   const live = new DeliveryPipeline({
@@ -77,7 +74,6 @@ export async function startService(
     producer: runtime.producer,
     relay,
     logger: runtime.logger,
-    deadLetterTopic,
   });
   pipeline = live;
   live.metrics = createNotifierMetrics(runtime.metrics, {

@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { eventSchemas } from '@cc/contracts';
-import { createSecretBox, createTokenVerifier } from '@cc/kit';
+import { createSecretBox, createTokenVerifier, EndpointAllowlist } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import { ProviderService } from './app/provider.service';
 import { dnsResolver } from './clients/dns.client';
 import type { Config } from './config';
-import { parseAllowlist } from './domain/endpoint-policy';
 import { formatSigningSecret, signingSecretBytes } from './domain/signing-secret';
 import { ProviderPublisher } from './events/provider.publisher';
 import { producedTopics } from './events/topics';
@@ -22,11 +20,10 @@ export async function startService(
   opts: { logDestination?: NodeJS.WritableStream; exitOnShutdown?: boolean } = {},
 ): Promise<Runtime> {
   const box = createSecretBox(config.CC_ENCRYPTION_KEYS);
-  const allowlist = parseAllowlist(config.ENDPOINT_ALLOWLIST);
+  const allowlist = EndpointAllowlist.parse(config.ENDPOINT_ALLOWLIST);
   const runtime = await startRuntime({
     name: 'provider-registry',
     config,
-    eventSchemas,
     ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
     ...(opts.exitOnShutdown !== undefined ? { exitOnShutdown: opts.exitOnShutdown } : {}),
   });

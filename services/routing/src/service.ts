@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { OutboxRelay } from '@cc/bus';
-import { eventSchemas } from '@cc/contracts';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import type { mongo } from 'mongoose';
 import { AdminService } from './app/admin.service';
@@ -12,7 +11,6 @@ import { DesktopService } from './app/desktop.service';
 import { InteractionActions } from './app/interaction-actions';
 import { InvokeService } from './app/invoke.service';
 import type { Config } from './config';
-import './domain/errors';
 import { providerEventHandler } from './events/provider.consumer';
 import { EagerPublisher } from './events/publisher';
 import { producedTopics, providerTopic } from './events/topics';
@@ -47,7 +45,6 @@ export async function startService(
   const runtime = await startRuntime({
     name: 'routing',
     config,
-    eventSchemas,
     ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
     ...(opts.exitOnShutdown !== undefined ? { exitOnShutdown: opts.exitOnShutdown } : {}),
   });

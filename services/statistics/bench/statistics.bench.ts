@@ -11,7 +11,6 @@
  * FerretDB over PostgreSQL 1,000,000 took 2-4 minutes on the loaded 2-core machine.
  */
 import { createKafka, EventProducer, EventSchemas, ensureTopics, newEvent, startConsumer } from '@cc/bus';
-import { eventSchemas } from '@cc/contracts';
 import { createLogger } from '@cc/kit';
 import { freshName, startTestIssuer, testInfra, writeBenchResult } from '@cc/testing';
 import type { Kafka } from 'kafkajs';
@@ -234,7 +233,7 @@ async function main() {
     // 4. Events recorded per second vs a raw kafkajs consumer of the same topic.
     const topic = freshName('bench.agent-activity');
     await ensureTopics(kafka, [{ topic, numPartitions: 6 }]);
-    const schemas = new EventSchemas(eventSchemas);
+    const schemas = new EventSchemas();
     const producer = new EventProducer(kafka, schemas, logger);
     await producer.connect();
     const evAccount = freshName('bench-events');

@@ -1,5 +1,4 @@
 import type { Deduper } from '@cc/bus';
-import { eventSchemas } from '@cc/contracts';
 import { createTokenVerifier } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import type { Config } from './config';
@@ -33,7 +32,6 @@ export async function startService(
   const runtime = await startRuntime({
     name: 'statistics',
     config,
-    eventSchemas,
     ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
     ...(opts.exitOnShutdown !== undefined ? { exitOnShutdown: opts.exitOnShutdown } : {}),
   });

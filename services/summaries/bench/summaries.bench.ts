@@ -39,7 +39,7 @@ function dayOfEvents(day: number): { key: string; value: string }[] {
       value: JSON.stringify({
         specversion: '1.0',
         id: randomUUID(),
-        source: '/bench',
+        source: '/cc/bench',
         type,
         time: iso(at),
         subject: agentId,
@@ -124,7 +124,7 @@ async function main(): Promise<void> {
         value: JSON.stringify({
           specversion: '1.0',
           id: randomUUID(),
-          source: '/bench',
+          source: '/cc/bench',
           type: 'account.feature-flags-changed',
           time: iso(Date.now()),
           subject: accountId,

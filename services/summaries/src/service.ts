@@ -1,4 +1,3 @@
-import { eventSchemas } from '@cc/contracts';
 import { createTokenVerifier } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import type { Config } from './config';
@@ -33,7 +32,6 @@ export async function startService(
   const runtime = await startRuntime({
     name: 'summaries',
     config,
-    eventSchemas,
     ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
     ...(opts.exitOnShutdown !== undefined ? { exitOnShutdown: opts.exitOnShutdown } : {}),
   });

@@ -46,19 +46,22 @@ export const headerName: JsonSchema = {
   ],
 };
 
-/** An HTTP header value: no CR, LF or other control characters except tab. */
+/**
+ * An HTTP header value: printable ASCII and tab. No CR, LF, NUL or other controls (header injection), and no
+ * non-ASCII (HTTP clients encode it differently or refuse it); this schema is the one rule, the registry adds none.
+ */
 export const headerValue: JsonSchema = {
   type: 'string',
   maxLength: limits.maxHeaderValue,
-  pattern: '^[^\\x00-\\x08\\x0A-\\x1F\\x7F]*$',
-  'x-message': 'must not contain CR, LF or other control characters',
+  pattern: '^[\\t\\x20-\\x7E]*$',
+  'x-message': 'must contain only printable ASCII characters or tabs (no CR, LF, NUL or other control characters)',
 };
 
 /** An Authorization header value of the form `<type> <credentials>`, e.g. `Bearer <token>`. */
 export const authorizationValue: JsonSchema = {
   type: 'string',
   maxLength: limits.maxHeaderValue,
-  pattern: '^(?=[^\\x00-\\x1F\\x7F-\\x9F]*$)\\S+ \\S.*$',
+  pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+ [\\x21-\\x7E][\\t\\x20-\\x7E]*$",
   'x-message': 'must have the form "<type> <credentials>", e.g. "Bearer <token>" or "Basic <credentials>"',
 };
 

@@ -176,6 +176,7 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
 }
 
 function fromBodyParser(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return undefined; // carries its own status: not a parser's or router's error
   const e = err as { type?: string; status?: number; limit?: number };
   // The router's own 4xx (e.g. a path parameter that is not valid percent-encoded UTF-8).
   if (err instanceof URIError || (e?.status === 400 && !e.type)) {

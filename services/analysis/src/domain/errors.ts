@@ -1,4 +1,4 @@
-import { registerErrorCodes } from '@cc/kit/errors';
+import { defineErrorCodes } from '@cc/kit/errors';
 
 /** The analysis service's own error codes and the HTTP status each maps to. */
 export const analysisErrorCodes = {
@@ -9,4 +9,5 @@ export const analysisErrorCodes = {
   'ANALYSIS.UNKNOWN_CATEGORY_SET': { status: 404, title: 'No category rule set' },
 } as const;
 
-registerErrorCodes(analysisErrorCodes);
+/** An analysis error (its status comes with it). */
+export const analysisError = defineErrorCodes(analysisErrorCodes);

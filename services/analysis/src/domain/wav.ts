@@ -1,5 +1,4 @@
-import { AppError } from '@cc/kit/errors';
-import './errors';
+import { analysisError } from './errors';
 
 /** Decoded two-speaker audio: 16-bit samples per channel at one sample rate. */
 export interface CallAudio {
@@ -17,9 +16,9 @@ export interface Wav {
 /** The rate the pipeline works at (WebRTC VAD and the recognizer's model both take 16 kHz). */
 export const workRate = 16000;
 
-const bad = (msg: string) => new AppError('ANALYSIS.BAD_AUDIO', msg, [{ pointer: '/body', message: msg }]);
+const bad = (msg: string) => analysisError('ANALYSIS.BAD_AUDIO', msg, [{ pointer: '/body', message: msg }]);
 const unsupported = (msg: string) =>
-  new AppError('ANALYSIS.UNSUPPORTED_AUDIO', msg, [{ pointer: '/body', message: msg }]);
+  analysisError('ANALYSIS.UNSUPPORTED_AUDIO', msg, [{ pointer: '/body', message: msg }]);
 
 /**
  * Parses a RIFF/WAVE file: PCM 16-bit, 1 or 2 channels, 8 to 48 kHz. Anything else is a 415 (another

@@ -1,7 +1,7 @@
-import { AppError, principalOf } from '@cc/kit';
+import { principalOf } from '@cc/kit';
 import type { RequestHandler } from 'express';
 import { type AnalysisView, emptyBreakDown, notFoundItem, renderItem } from '../domain/analysis-item';
-import '../domain/errors';
+import { analysisError } from '../domain/errors';
 import type { AnalysisDoc } from '../store/analysis.model';
 import type { AnalysisRepository } from '../store/analysis.repository';
 
@@ -27,7 +27,7 @@ export function getAnalysisHandler(repo: AnalysisRepository): RequestHandler {
     const guid = req.params.guid as string;
     const transcript = (req.query as { transcript?: boolean }).transcript === true;
     const doc = (await repo.getMany(accountId, [guid], transcript)).get(guid);
-    if (!doc) throw new AppError('ANALYSIS.UNKNOWN_CALL', `No recorded call ${guid}`);
+    if (!doc) throw analysisError('ANALYSIS.UNKNOWN_CALL', `No recorded call ${guid}`);
     res.json(renderItem(viewOf(doc), res.locals.apiVersion ?? 3, transcript));
   };
 }

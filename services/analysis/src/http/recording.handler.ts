@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { newEvent } from '@cc/bus';
-import { AppError, principalOf } from '@cc/kit';
+import { principalOf } from '@cc/kit';
 import express, { type RequestHandler } from 'express';
-import '../domain/errors';
+import { analysisError } from '../domain/errors';
 import { parseMultipart } from '../domain/multipart';
 import { type AgentChannel, encodeStereoWav, monoPartsCall, parseWav, stereoCall, workRate } from '../domain/wav';
 import type { AnalysisRepository } from '../store/analysis.repository';
@@ -25,7 +25,7 @@ const wavTypes = ['audio/wav', 'audio/x-wav', 'audio/wave', 'audio/vnd.wave'];
 const languageTag = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,2}$/;
 
 const unsupportedType = (type: string | undefined) =>
-  new AppError(
+  analysisError(
     'ANALYSIS.UNSUPPORTED_AUDIO',
     `The recording must be audio/wav (stereo: agent and customer on separate channels) or multipart/form-data with mono WAV parts "agent" and "customer"; got ${type ? JSON.stringify(type) : 'no Content-Type'}`,
     [{ pointer: '/headers/content-type', message: 'must be audio/wav or multipart/form-data' }],
@@ -44,13 +44,13 @@ export function putRecordingHandler(deps: RecordingDeps): RequestHandler {
     const type = req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (!body.length) {
-      throw new AppError('ANALYSIS.BAD_AUDIO', 'The request has no recording', [
+      throw analysisError('ANALYSIS.BAD_AUDIO', 'The request has no recording', [
         { pointer: '/body', message: 'is empty' },
       ]);
     }
     const language = req.header('content-language')?.trim() || null;
     if (language !== null && !languageTag.test(language)) {
-      throw new AppError('REQUEST.VALIDATION', 'Content-Language must be one language tag such as en-US', [
+      throw analysisError('REQUEST.VALIDATION', 'Content-Language must be one language tag such as en-US', [
         { pointer: '/headers/content-language', message: 'must be one language tag such as en-US' },
       ]);
     }
@@ -67,7 +67,7 @@ export function putRecordingHandler(deps: RecordingDeps): RequestHandler {
       const part = (name: 'agent' | 'customer') => {
         const p = parts.find((x) => x.name === name);
         if (!p) {
-          throw new AppError('REQUEST.VALIDATION', `The multipart body needs a part named "${name}"`, [
+          throw analysisError('REQUEST.VALIDATION', `The multipart body needs a part named "${name}"`, [
             { pointer: `/body/${name}`, message: 'is required (a mono WAV)' },
           ]);
         }
@@ -108,7 +108,7 @@ export function putRecordingHandler(deps: RecordingDeps): RequestHandler {
         if (e.type === 'entity.too.large') {
           res.setHeader('Connection', 'close');
           return next(
-            new AppError(
+            analysisError(
               'ANALYSIS.RECORDING_TOO_LARGE',
               `The recording exceeds the limit of ${deps.recordingLimitBytes} bytes`,
               [],

@@ -1,4 +1,5 @@
 import { type CloudEvent, type OutboxRelay, outboxEntries, withEvents } from '@cc/bus';
+import { isDuplicateKeyError } from '@cc/store';
 import type { Model, mongo } from 'mongoose';
 import type { CategoryRule } from '../domain/categories';
 import { analysisTopic } from '../events/topics';
@@ -81,7 +82,7 @@ export class AnalysisRepository {
           outboxSeq: 1,
         } as never);
       } catch (err) {
-        if ((err as { code?: number }).code !== 11000) throw err;
+        if (!isDuplicateKeyError(err)) throw err;
         // A concurrent first write won the insert: apply ours over it.
         await this.Analysis.updateOne(
           { _id, accountId: work.accountId },

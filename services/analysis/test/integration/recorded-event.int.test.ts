@@ -55,7 +55,13 @@ describe('interaction.recorded → analysis → read', () => {
     };
     // Published as a telephony platform would, on the topic routing owns.
     await t.service.producer.publish('cc.interaction.v1', [
-      newEvent({ source: '/test/platform', type: 'interaction.recorded', subject: guid, accountId: account, data }),
+      newEvent({
+        source: '/cc/telephony-platform',
+        type: 'interaction.recorded',
+        subject: guid,
+        accountId: account,
+        data,
+      }),
     ]);
     const reader = await t.as(account, 'interaction-content:read');
     const done = (await eventually(
@@ -90,7 +96,7 @@ describe('interaction.recorded → analysis → read', () => {
     const guid = randomUUID();
     await t.service.producer.publish('cc.interaction.v1', [
       newEvent({
-        source: '/test/platform',
+        source: '/cc/telephony-platform',
         type: 'interaction.queued',
         subject: guid,
         accountId: account,
@@ -102,7 +108,7 @@ describe('interaction.recorded → analysis → read', () => {
     const marker = randomUUID();
     await t.service.producer.publish('cc.interaction.v1', [
       newEvent({
-        source: '/test/platform',
+        source: '/cc/telephony-platform',
         type: 'interaction.recorded',
         subject: guid, // the same key: same partition, so it is handled after the queued event
         accountId: account,

@@ -1,4 +1,4 @@
-import { registerErrorCodes } from '@cc/kit/errors';
+import { defineErrorCodes } from '@cc/kit/errors';
 
 /** The gateway's own error codes; the HTTP status of each is chosen here, once. */
 export const gatewayErrors = {
@@ -12,7 +12,8 @@ export const gatewayErrors = {
   CONCURRENT_UPDATE: 'GATEWAY.CONCURRENT_UPDATE',
 } as const;
 
-registerErrorCodes({
+/** A gateway error (its status comes with it). */
+export const gatewayError = defineErrorCodes({
   [gatewayErrors.ACCOUNT_NOT_FOUND]: { status: 404, title: 'Account not found' },
   [gatewayErrors.ACCOUNT_EXISTS]: { status: 409, title: 'Account exists' },
   [gatewayErrors.CLIENT_NOT_FOUND]: { status: 404, title: 'API client not found' },

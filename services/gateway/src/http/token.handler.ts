@@ -1,8 +1,8 @@
-import { AppError, type Logger } from '@cc/kit';
+import type { Logger } from '@cc/kit';
 import express, { type Request, type Response, Router } from 'express';
 import type { KeyRing } from '../auth/key-ring';
 import type { TokenIssuer } from '../auth/token-issuer';
-import { gatewayErrors } from '../domain/errors';
+import { gatewayError, gatewayErrors } from '../domain/errors';
 import {
   credentialParams,
   type FormFields,
@@ -62,9 +62,9 @@ export function tokenRoutes(deps: TokenRoutesDeps): Router {
     if (wait !== undefined) throw tooMany(wait);
   };
   const tooMany = (wait: number) =>
-    new AppError('REQUEST.RATE_LIMITED', `Too many token requests; retry after ${wait} s`, [], { retryAfter: wait });
+    gatewayError('REQUEST.RATE_LIMITED', `Too many token requests; retry after ${wait} s`, [], { retryAfter: wait });
   const disabled = () =>
-    new AppError(
+    gatewayError(
       gatewayErrors.TOKEN_ENDPOINT_DISABLED,
       `Tokens are issued by the external issuer ${deps.externalIssuer}; this endpoint is disabled`,
     );

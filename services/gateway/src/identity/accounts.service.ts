@@ -1,6 +1,5 @@
 import type { OutboxRelay } from '@cc/bus';
-import { AppError } from '@cc/kit';
-import { gatewayErrors } from '../domain/errors';
+import { gatewayError, gatewayErrors } from '../domain/errors';
 import { applyFlagsPatch, defaultFeatureFlags, type FeatureFlags } from '../domain/feature-flags';
 import { checkRateLimit, type RateLimit } from '../domain/rate-limit-policy';
 import { accountTopic, featureFlagsChanged } from '../events/account-events';
@@ -70,7 +69,7 @@ export class AccountsService {
   /** The account, or `GATEWAY.ACCOUNT_NOT_FOUND`. */
   async get(accountId: string): Promise<AccountDoc> {
     const doc = await this.repo.get(accountId);
-    if (!doc) throw new AppError(gatewayErrors.ACCOUNT_NOT_FOUND, `No account ${accountId}`);
+    if (!doc) throw gatewayError(gatewayErrors.ACCOUNT_NOT_FOUND, `No account ${accountId}`);
     return doc;
   }
 
@@ -94,14 +93,14 @@ export class AccountsService {
         return flags;
       }
     }
-    throw new AppError(gatewayErrors.CONCURRENT_UPDATE, 'The account changed concurrently; retry');
+    throw gatewayError(gatewayErrors.CONCURRENT_UPDATE, 'The account changed concurrently; retry');
   }
 
   /** Sets (or clears with null) the account's rate-limit override. */
   async setRateLimit(accountId: string, limit: RateLimit | null): Promise<void> {
     if (limit) checkRateLimit(limit);
     if (!(await this.repo.setRateLimit(accountId, limit))) {
-      throw new AppError(gatewayErrors.ACCOUNT_NOT_FOUND, `No account ${accountId}`);
+      throw gatewayError(gatewayErrors.ACCOUNT_NOT_FOUND, `No account ${accountId}`);
     }
   }
 }

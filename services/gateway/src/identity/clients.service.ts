@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AppError } from '@cc/kit';
-import { gatewayErrors } from '../domain/errors';
+import { gatewayError, gatewayErrors } from '../domain/errors';
 import { burnVerification, generateSecret, hashSecret, verifySecret } from '../domain/secret-hash';
 import type { ApiClientDoc } from '../store/api-client.model';
 import type { ApiClientRepository } from '../store/api-client.repository';
@@ -51,7 +50,7 @@ export class ClientsService {
   /** A client of the account, or `GATEWAY.CLIENT_NOT_FOUND`. */
   async get(accountId: string, clientId: string): Promise<Omit<ApiClientDoc, 'secretHash'>> {
     const doc = await this.repo.get(accountId, clientId);
-    if (!doc) throw new AppError(gatewayErrors.CLIENT_NOT_FOUND, `No client ${clientId} in this account`);
+    if (!doc) throw gatewayError(gatewayErrors.CLIENT_NOT_FOUND, `No client ${clientId} in this account`);
     return doc;
   }
 
@@ -63,7 +62,7 @@ export class ClientsService {
   /** Deletes a client of the account (tokens already issued stay valid until they expire). */
   async delete(accountId: string, clientId: string): Promise<void> {
     if (!(await this.repo.delete(accountId, clientId))) {
-      throw new AppError(gatewayErrors.CLIENT_NOT_FOUND, `No client ${clientId} in this account`);
+      throw gatewayError(gatewayErrors.CLIENT_NOT_FOUND, `No client ${clientId} in this account`);
     }
   }
 
@@ -85,7 +84,7 @@ export class ClientsService {
   }): Promise<void> {
     const existing = await this.repo.findForAuthentication(p.clientId);
     if (existing && existing.accountId !== p.accountId) {
-      throw new AppError(gatewayErrors.CLIENT_EXISTS, `The client id ${p.clientId} belongs to another account`);
+      throw gatewayError(gatewayErrors.CLIENT_EXISTS, `The client id ${p.clientId} belongs to another account`);
     }
     const keep = existing && (await verifySecret(p.secret, existing.secretHash));
     await this.repo.upsert({

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AppError } from '@cc/kit';
-import { gatewayErrors } from '../domain/errors';
+import { gatewayError, gatewayErrors } from '../domain/errors';
 import { burnVerification, generateSecret, hashSecret, verifySecret } from '../domain/secret-hash';
 import type { Page } from '../store/paging';
 import type { V0CredentialDoc } from '../store/v0-credential.model';
@@ -23,7 +22,7 @@ export class V0CredentialsService {
   async create(p: { accountId: string; accountKey?: string }): Promise<V0CredentialView> {
     const accountKey = p.accountKey ?? `k${randomBytes(10).toString('hex')}`;
     if (!accountKeyRe.test(accountKey)) {
-      throw new AppError('REQUEST.VALIDATION', 'The account key must be 1 to 64 letters, digits, _ or -', [
+      throw gatewayError('REQUEST.VALIDATION', 'The account key must be 1 to 64 letters, digits, _ or -', [
         { pointer: '/accountKey', message: 'accountKey must match ^[A-Za-z0-9_-]{1,64}$' },
       ]);
     }
@@ -50,7 +49,7 @@ export class V0CredentialsService {
   /** Deletes credentials of the account (v0 tokens already issued stay valid until they expire). */
   async delete(accountId: string, accountKey: string): Promise<void> {
     if (!(await this.repo.delete(accountId, accountKey))) {
-      throw new AppError(gatewayErrors.V0_CREDENTIAL_NOT_FOUND, `No v0 credentials ${accountKey} in this account`);
+      throw gatewayError(gatewayErrors.V0_CREDENTIAL_NOT_FOUND, `No v0 credentials ${accountKey} in this account`);
     }
   }
 
@@ -65,7 +64,7 @@ export class V0CredentialsService {
   async ensure(p: { accountId: string; accountKey: string; apiToken: string }): Promise<void> {
     const existing = await this.repo.findForAuthentication(p.accountKey);
     if (existing && existing.accountId !== p.accountId) {
-      throw new AppError(
+      throw gatewayError(
         gatewayErrors.V0_CREDENTIAL_EXISTS,
         `The account key ${p.accountKey} belongs to another account`,
       );

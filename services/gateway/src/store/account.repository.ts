@@ -1,11 +1,11 @@
 import { type CloudEvent, outboxEntries, withEvents } from '@cc/bus';
-import { AppError } from '@cc/kit';
+import { isDuplicateKeyError } from '@cc/store';
 import type { Model } from 'mongoose';
-import { gatewayErrors } from '../domain/errors';
+import { gatewayError, gatewayErrors } from '../domain/errors';
 import type { FeatureFlags } from '../domain/feature-flags';
 import type { RateLimit } from '../domain/rate-limit-policy';
 import type { AccountDoc } from './account.model';
-import { isDuplicateKey, type Page, readPage } from './paging';
+import { type Page, readPage } from './paging';
 
 /** Accounts: the tenant registry (not tenant-scoped; only platform operations list every account). */
 export class AccountRepository {
@@ -28,7 +28,7 @@ export class AccountRepository {
     try {
       await this.model.collection.insertOne(full as never);
     } catch (err) {
-      if (isDuplicateKey(err)) throw new AppError(gatewayErrors.ACCOUNT_EXISTS, `The account ${doc._id} exists`);
+      if (isDuplicateKeyError(err)) throw gatewayError(gatewayErrors.ACCOUNT_EXISTS, `The account ${doc._id} exists`);
       throw err;
     }
     return { ...doc, rateLimit: null, version: 0, updatedAt: doc.createdAt };

@@ -1,8 +1,8 @@
-import { AppError } from '@cc/kit';
+import { isDuplicateKeyError } from '@cc/store';
 import type { Model } from 'mongoose';
-import { gatewayErrors } from '../domain/errors';
+import { gatewayError, gatewayErrors } from '../domain/errors';
 import type { ApiClientDoc } from './api-client.model';
-import { isDuplicateKey, type Page, readPage } from './paging';
+import { type Page, readPage } from './paging';
 
 const hidden = { secretHash: 0 } as const;
 
@@ -15,7 +15,8 @@ export class ApiClientRepository {
     try {
       await this.model.create(doc);
     } catch (err) {
-      if (isDuplicateKey(err)) throw new AppError(gatewayErrors.CLIENT_EXISTS, `The client id ${doc._id} is taken`);
+      if (isDuplicateKeyError(err))
+        throw gatewayError(gatewayErrors.CLIENT_EXISTS, `The client id ${doc._id} is taken`);
       throw err;
     }
   }

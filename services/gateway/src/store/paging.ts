@@ -25,8 +25,3 @@ export async function readPage<T>(
   ]);
   return { items, totalCount };
 }
-
-/** True for a MongoDB duplicate-key error (a unique index or `_id` collision). */
-export function isDuplicateKey(err: unknown): boolean {
-  return (err as { code?: number })?.code === 11000;
-}

@@ -1,7 +1,7 @@
-import { AppError } from '@cc/kit';
+import { isDuplicateKeyError } from '@cc/store';
 import type { Model } from 'mongoose';
-import { gatewayErrors } from '../domain/errors';
-import { isDuplicateKey, type Page, readPage } from './paging';
+import { gatewayError, gatewayErrors } from '../domain/errors';
+import { type Page, readPage } from './paging';
 import type { V0CredentialDoc } from './v0-credential.model';
 
 /** v0 credentials, scoped by account; only authentication looks one up by account key alone. */
@@ -13,8 +13,8 @@ export class V0CredentialRepository {
     try {
       await this.model.create(doc);
     } catch (err) {
-      if (isDuplicateKey(err)) {
-        throw new AppError(gatewayErrors.V0_CREDENTIAL_EXISTS, `The account key ${doc._id} is taken`);
+      if (isDuplicateKeyError(err)) {
+        throw gatewayError(gatewayErrors.V0_CREDENTIAL_EXISTS, `The account key ${doc._id} is taken`);
       }
       throw err;
     }

@@ -1,4 +1,4 @@
-import { registerErrorCodes } from '@cc/kit/errors';
+import { defineErrorCodes } from '@cc/kit/errors';
 
 /** The notifier's own error codes and their HTTP statuses (chosen once, here). */
 export const notifierErrorCodes = {
@@ -9,4 +9,5 @@ export const notifierErrorCodes = {
   'NOTIFIER.CONFIG': { status: 500, title: 'Invalid notifier configuration' },
 } as const;
 
-registerErrorCodes(notifierErrorCodes);
+/** A notifier error (its status comes with it). */
+export const notifierError = defineErrorCodes(notifierErrorCodes);

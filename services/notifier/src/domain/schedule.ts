@@ -1,11 +1,11 @@
-import { AppError } from '@cc/kit/errors';
+import { notifierError } from './errors';
 
 const unitMs: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** Parses a duration such as `0`, `200ms`, `5s`, `30m`, `2h` or `1d` into milliseconds. */
 export function parseDuration(text: string): number {
   const match = /^(\d{1,9})(ms|s|m|h|d)?$/.exec(text.trim());
-  if (!match) throw new AppError('NOTIFIER.CONFIG', `'${text}' is not a duration (e.g. 0, 200ms, 5s, 30m, 2h)`);
+  if (!match) throw notifierError('NOTIFIER.CONFIG', `'${text}' is not a duration (e.g. 0, 200ms, 5s, 30m, 2h)`);
   return Number(match[1]) * (unitMs[match[2] ?? 'ms'] as number);
 }
 
@@ -26,8 +26,8 @@ export function parseSchedule(text: string, jitter = 0.2): RetrySchedule {
     .map((part) => part.trim())
     .filter(Boolean)
     .map(parseDuration);
-  if (delays.length === 0) throw new AppError('NOTIFIER.CONFIG', 'the delivery schedule names no attempt');
-  if (delays.length > 50) throw new AppError('NOTIFIER.CONFIG', 'the delivery schedule allows at most 50 attempts');
+  if (delays.length === 0) throw notifierError('NOTIFIER.CONFIG', 'the delivery schedule names no attempt');
+  if (delays.length > 50) throw notifierError('NOTIFIER.CONFIG', 'the delivery schedule allows at most 50 attempts');
   return { delays, jitter };
 }
 

@@ -1,6 +1,6 @@
 import type { SealedSecrets } from '@cc/contracts';
 import type { SecretBox } from '@cc/kit/crypto';
-import { AppError } from '@cc/kit/errors';
+import { notifierError } from './errors';
 import type { SigningSecret } from './signature';
 
 /** A provider's delivery secrets once opened: the registered headers and the signing secrets. */
@@ -28,7 +28,7 @@ export function openDeliverySecrets(box: SecretBox, sealed: SealedSecrets, aad: 
   try {
     plain = JSON.parse(box.open(['v1', sealed.kid, sealed.iv, sealed.tag, sealed.ciphertext].join('.'), aad));
   } catch {
-    throw new AppError(
+    throw notifierError(
       'NOTIFIER.SEALED_SECRETS',
       `the sealed delivery secrets do not open (key '${sealed.kid}' unknown, wrong binding or tampered)`,
     );
@@ -44,7 +44,7 @@ export function openDeliverySecrets(box: SecretBox, sealed: SealedSecrets, aad: 
       (s as { validUntil?: unknown }).validUntil === undefined ||
       typeof (s as { validUntil?: unknown }).validUntil === 'string');
   if (!headers.every(okHeader) || !secrets.every(okSecret)) {
-    throw new AppError('NOTIFIER.SEALED_SECRETS', 'the sealed delivery secrets have an unexpected shape');
+    throw notifierError('NOTIFIER.SEALED_SECRETS', 'the sealed delivery secrets have an unexpected shape');
   }
   return {
     headers: headers.map((h) => ({ key: h.key, value: h.value })),

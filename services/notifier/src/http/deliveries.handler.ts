@@ -1,5 +1,6 @@
-import { AppError, principalOf } from '@cc/kit';
+import { principalOf } from '@cc/kit';
 import type { Request, RequestHandler, Response } from 'express';
+import { notifierError } from '../domain/errors';
 import type { DeliveryListQuery, DeliveryRepository } from '../store/delivery.repository';
 import type { DeliveryDoc } from '../store/notifier.models';
 import type { ProviderRepository } from '../store/provider.repository';
@@ -51,7 +52,7 @@ export function deliveryHandlers(
   const accountOf = (res: Response) => principalOf(res).accountId;
   const load = async (req: Request, res: Response): Promise<DeliveryDoc> => {
     const d = await deliveries.get(accountOf(res), String(req.params.id));
-    if (!d) throw new AppError('NOTIFIER.DELIVERY_NOT_FOUND', `No delivery ${String(req.params.id)} in this account`);
+    if (!d) throw notifierError('NOTIFIER.DELIVERY_NOT_FOUND', `No delivery ${String(req.params.id)} in this account`);
     return d;
   };
   const view = (d: DeliveryDoc) => deliveryView(d, pipeline.view(d._id));
@@ -76,14 +77,14 @@ export function deliveryHandlers(
     for (let attempt = 0; attempt < 3; attempt++) {
       const d = await load(req, res);
       if (d.state === 'pending' || pipeline.view(d._id)?.sending) {
-        throw new AppError('NOTIFIER.DELIVERY_PENDING', 'The delivery is pending: it is already being delivered');
+        throw notifierError('NOTIFIER.DELIVERY_PENDING', 'The delivery is pending: it is already being delivered');
       }
       if (await replay(d)) {
         res.status(202).json({ replayed: 1 });
         return;
       }
     }
-    throw new AppError('REQUEST.CONFLICT', 'The delivery changed while it was being replayed; try again');
+    throw notifierError('REQUEST.CONFLICT', 'The delivery changed while it was being replayed; try again');
   };
 
   const replayProvider: RequestHandler = async (req, res) => {
@@ -92,7 +93,7 @@ export function deliveryHandlers(
     // A provider the account never registered (or deleted) has nothing to replay to: 404, not "0 replayed".
     const provider = await providers.get(accountOf(res), name);
     if (!provider || provider.deleted) {
-      throw new AppError('NOTIFIER.PROVIDER_NOT_FOUND', `No provider ${name} in this account`);
+      throw notifierError('NOTIFIER.PROVIDER_NOT_FOUND', `No provider ${name} in this account`);
     }
     const found = await deliveries.findForReplay(accountOf(res), name, new Date(body.since), body.states);
     let replayed = 0;

@@ -1,4 +1,5 @@
 import { type OutboxEntry, outboxEntries } from '@cc/bus';
+import { duplicateIndexes } from '@cc/store';
 import type { Model, mongo } from 'mongoose';
 import type { AttemptRecord, DeliveryDoc, NotifierModels } from './notifier.models';
 
@@ -49,10 +50,6 @@ export interface DeliveryListQuery {
 
 const recoveryProjection = { attempts: 0, outbox: 0 };
 const bulkChunk = 50;
-
-function isDuplicateKey(err: unknown): boolean {
-  return (err as { code?: number })?.code === 11000;
-}
 
 /**
  * Reads and writes deliveries. One collection holds open and finished deliveries (`state` indexed;
@@ -108,10 +105,7 @@ export class DeliveryRepository {
     try {
       await this.raw.insertMany(docs as mongo.OptionalUnlessRequiredId<DeliveryDoc>[], { ordered: false });
     } catch (err) {
-      const writeErrors = (err as { writeErrors?: { index: number; code?: number }[] | { index: number } }).writeErrors;
-      const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
-      if (list.length === 0 || list.some((e) => !isDuplicateKey(e))) throw err;
-      for (const e of list) existing.add((docs[e.index] as DeliveryDoc)._id);
+      for (const i of duplicateIndexes(err)) existing.add((docs[i] as DeliveryDoc)._id);
     }
     return existing;
   }

@@ -1,3 +1,4 @@
+import { isDuplicateKeyError } from '@cc/store';
 import type { Model, mongo } from 'mongoose';
 import type { InteractionInfoDoc, NotifierModels } from './notifier.models';
 
@@ -22,10 +23,8 @@ export class InteractionRepository {
         { ordered: false },
       );
     } catch (err) {
-      const writeErrors = (err as { writeErrors?: { code?: number }[] | { code?: number } }).writeErrors;
-      const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
       // Already known (a redelivered event): nothing to change.
-      if (list.length === 0 || list.some((e) => e.code !== 11000)) throw err;
+      if (!isDuplicateKeyError(err)) throw err;
     }
   }
 

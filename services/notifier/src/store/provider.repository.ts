@@ -1,5 +1,6 @@
 import { type CloudEvent, withEvents } from '@cc/bus';
 import type { ProviderStateData } from '@cc/contracts';
+import { isDuplicateKeyError } from '@cc/store';
 import type { Model } from 'mongoose';
 import type { NotifierModels, ProviderDoc } from './notifier.models';
 
@@ -7,10 +8,6 @@ import type { NotifierModels, ProviderDoc } from './notifier.models';
 export interface ProviderRef {
   accountId: string;
   provider: string;
-}
-
-function isDuplicateKey(err: unknown): boolean {
-  return (err as { code?: number })?.code === 11000;
 }
 
 /** The notifier's provider read model: keeps the newest state per account and name. */
@@ -68,7 +65,7 @@ export class ProviderRepository {
       return res.modifiedCount + res.upsertedCount > 0;
     } catch (err) {
       // The unique (account, name) index refused the insert: a newer version is already kept.
-      if (isDuplicateKey(err)) return false;
+      if (isDuplicateKeyError(err)) return false;
       throw err;
     }
   }

@@ -42,8 +42,6 @@ export interface PipelineDeps {
   producer: EventProducer;
   relay: OutboxRelay;
   logger: Logger;
-  /** The consumer group's dead-letter topic: dead deliveries are recorded there too. */
-  deadLetterTopic: string;
   random?: () => number;
 }
 
@@ -601,12 +599,8 @@ export class DeliveryPipeline {
   }
 
   private deadEvents(d: Live, attempt: number, status: number | null, error: string | null, at: Date) {
-    const base = baseOf(d);
-    return [
-      { topic: deliveryTopic, event: deadLetteredEvent(base, attempt, status, error, at) },
-      // The same record on the consumer group's dead-letter topic (its own event id).
-      { topic: this.deps.deadLetterTopic, event: deadLetteredEvent(base, attempt, status, error, at) },
-    ];
+    // Only on the outcome topic: the group's dead-letter topic holds consumed messages it could not handle, one shape.
+    return [{ topic: deliveryTopic, event: deadLetteredEvent(baseOf(d), attempt, status, error, at) }];
   }
 
   /** Writes an outcome (after the delivery's record is durable), in the next outcome batch. */

@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { type CloudEvent, createKafka, EventProducer, EventSchemas, ensureTopics, newEvent } from '@cc/bus';
-import { eventSchemas } from '@cc/contracts';
 import { createLogger, createSecretBox, type SecretBox } from '@cc/kit';
 import type { Runtime } from '@cc/runtime';
 import { CapturedLogs, freshName, startTestIssuer, type TestIssuer, testInfra } from '@cc/testing';
@@ -87,7 +86,7 @@ export class NotifierHarness {
     );
     const group = freshName('cc.notifier.test');
     await skipToEnd(kafka, group, topics);
-    const producer = new EventProducer(kafka, new EventSchemas(eventSchemas), logger);
+    const producer = new EventProducer(kafka, new EventSchemas(), logger);
     await producer.connect();
     const env: Record<string, string> = {
       KAFKA_BROKERS: infra.kafkaBrokers.join(','),

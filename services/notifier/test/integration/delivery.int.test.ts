@@ -336,10 +336,11 @@ describe('notifier deliveries', () => {
       () =>
         outcomes
           .ofDelivery('cc.notification-delivery.v1', id)
-          .some((m) => m.value.type === 'notification-delivery.dead-lettered') &&
-        outcomes.ofDelivery(`${h.env.KAFKA_GROUP_ID}.dlq`, id).length === 1,
-      { what: 'dead-lettered on the outcome topic and the dead-letter topic' },
+          .some((m) => m.value.type === 'notification-delivery.dead-lettered'),
+      { what: 'dead-lettered on the outcome topic' },
     );
+    // The group's dead-letter topic holds only consumed messages it could not handle, never delivery records.
+    expect(outcomes.ofDelivery(`${h.env.KAFKA_GROUP_ID}.dlq`, id)).toEqual([]);
 
     // Replay: the endpoint now hangs, so the replayed delivery stays pending (a second replay is refused).
     ep.reply = () => 'hang';
@@ -352,6 +353,38 @@ describe('notifier deliveries', () => {
     await eventually(async () => (await delivery(id)).state === 'delivered', { what: 'replayed delivery delivered' });
     expect(new Set(ep.byId(id).map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));
     expect(ep.byId(id)).toHaveLength(7);
+  });
+
+  it('keeps a redelivered or stale provider event out without dead-lettering it (duplicate key on the upsert)', async () => {
+    const secret = newSigningSecret();
+    const ep = await endpoint(secret);
+    const spec = {
+      accountId: account,
+      provider: 'Redelivered',
+      endpoint: ep.url,
+      secrets: [{ secret, validUntil: null }],
+    };
+    await h.publishProvider({ ...spec, version: 2 });
+    await providerKnown('Redelivered');
+    // The same version again (a redelivery under a new event id) and an older one: the upsert's filter misses the
+    // kept document and its insert hits the unique (account, provider) index.
+    await h.publishProvider({ ...spec, version: 2 });
+    await h.publishProvider({ ...spec, version: 1 });
+    // One key, one partition: once version 3 is kept, the two before it were handled.
+    await h.publishProvider({ ...spec, version: 3, type: 'provider.updated' });
+    const kept = (version: number) =>
+      h.logs.lines.some(
+        (l) =>
+          l.includes('provider state kept') &&
+          l.includes('"provider":"Redelivered"') &&
+          l.includes(`"version":${version}`),
+      );
+    await eventually(() => kept(3), { what: 'version 3 kept' });
+    expect(
+      h.logs.lines.filter((l) => l.includes('"provider":"Redelivered"') && l.includes('provider state kept')),
+    ).toHaveLength(2);
+    expect(h.logs.lines.some((l) => l.includes('event dead-lettered'))).toBe(false);
+    expect(outcomes.messages.filter((m) => m.topic.endsWith('.dlq') && m.value.subject === 'Redelivered')).toEqual([]);
   });
 
   it('guards the admin API: token, scope, account, and precise validation errors', async () => {

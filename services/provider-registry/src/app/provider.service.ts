@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@cc/bus';
 import { AppError, type SecretBox } from '@cc/kit';
-import '../domain/errors';
 import type { ProviderHeader, ProviderInput } from '../domain/provider-settings';
 import { planRegistration } from '../domain/registration';
 import { rotateSecrets, type SigningSecret } from '../domain/signing-secret';

@@ -1,7 +1,7 @@
-import { BlockList, isIP, isIPv4, isIPv6 } from 'node:net';
-import { AppError } from '@cc/kit/errors';
-import { type AddressVerdict, classifyAddress } from '@cc/kit/network-policy';
-import './errors';
+import { isIP } from 'node:net';
+import type { AppError } from '@cc/kit/errors';
+import { type AddressVerdict, classifyAddress, EndpointAllowlist } from '@cc/kit/network-policy';
+import { providerError } from './errors';
 
 /** Why a host could not be resolved; thrown by a {@link ResolveHost} implementation. */
 export class HostResolutionError extends Error {
@@ -17,64 +17,16 @@ export class HostResolutionError extends Error {
 /** Resolves a host name to every address it has (A and AAAA); throws {@link HostResolutionError}. */
 export type ResolveHost = (host: string) => Promise<string[]>;
 
-/** Hosts and address ranges an operator allows despite the public-address rule (development only). */
-export interface EndpointAllowlist {
-  /** Host names, lower-case, without a trailing dot. */
-  hosts: ReadonlySet<string>;
-  /** Addresses and CIDR ranges. */
-  ranges: BlockList;
-  /** The entries as configured, for the start-up log. */
-  entries: readonly string[];
-}
-
 export type { AddressVerdict };
 
-const hostName = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
-
-/**
- * Parses `ENDPOINT_ALLOWLIST`: comma-separated host names, IP addresses or CIDR ranges, e.g.
- * `127.0.0.1,localhost,10.0.0.0/8,::1`. Throws naming the first malformed entry.
- */
-export function parseAllowlist(spec: string): EndpointAllowlist {
-  const hosts = new Set<string>();
-  const ranges = new BlockList();
-  const entries: string[] = [];
-  for (const raw of spec
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    const entry = raw.replace(/^\[(.*)\]$/, '$1');
-    const [addr = '', bits, extra] = entry.split('/');
-    const family = isIPv4(addr) ? 'ipv4' : isIPv6(addr) ? 'ipv6' : undefined;
-    if (family && extra === undefined) {
-      if (bits === undefined) ranges.addAddress(addr, family);
-      else {
-        const prefix = Number(bits);
-        if (!/^\d{1,3}$/.test(bits) || prefix > (family === 'ipv4' ? 32 : 128)) {
-          throw new Error(`ENDPOINT_ALLOWLIST entry ${raw} has an invalid prefix length`);
-        }
-        ranges.addSubnet(addr, prefix, family);
-      }
-    } else if (bits === undefined && hostName.test(entry.toLowerCase().replace(/\.$/, ''))) {
-      hosts.add(entry.toLowerCase().replace(/\.$/, ''));
-    } else {
-      throw new Error(`ENDPOINT_ALLOWLIST entry ${raw} is neither a host name, an IP address nor a CIDR range`);
-    }
-    entries.push(raw);
-  }
-  return { hosts, ranges, entries };
-}
+/** The development allowlist (`ENDPOINT_ALLOWLIST`, development only): one parser, in libs/kit. */
+export { EndpointAllowlist };
 
 /** The suite's one network policy (libs/kit), shared with the notifier's send-time check. */
 export { classifyAddress };
 
-function allowed(address: string, allowlist: EndpointAllowlist): boolean {
-  const ip = address.replace(/%.*$/, '');
-  return allowlist.ranges.check(ip, isIPv4(ip) ? 'ipv4' : 'ipv6');
-}
-
 const notAllowed = (message: string): AppError =>
-  new AppError('PROVIDER.ENDPOINT_NOT_ALLOWED', message, [{ pointer: '/endpoint', message }]);
+  providerError('PROVIDER.ENDPOINT_NOT_ALLOWED', message, [{ pointer: '/endpoint', message }]);
 
 const publicOnly = 'notifications are sent only to public internet addresses';
 
@@ -103,9 +55,9 @@ export async function checkEndpoint(
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   const bareHost = host.replace(/\.$/, '');
   if (!host) throw notAllowed('endpoint must name a host');
-  if (opts.allowlist.hosts.has(bareHost)) return [];
+  if (opts.allowlist.allowsHost(bareHost)) return [];
   if (isIP(host)) {
-    if (allowed(host, opts.allowlist)) return [host];
+    if (opts.allowlist.allowsAddress(host)) return [host];
     const verdict = classifyAddress(host);
     if (!verdict.public) throw notAllowed(`endpoint host ${host} is ${verdict.kind}; ${publicOnly}`);
     return [host];
@@ -117,19 +69,19 @@ export async function checkEndpoint(
     if (!(err instanceof HostResolutionError)) throw err;
     if (err.reason === 'not-found') {
       const message = `endpoint host ${host} does not resolve to any address`;
-      throw new AppError('PROVIDER.ENDPOINT_UNRESOLVABLE', message, [{ pointer: '/endpoint', message }]);
+      throw providerError('PROVIDER.ENDPOINT_UNRESOLVABLE', message, [{ pointer: '/endpoint', message }]);
     }
-    throw new AppError(
+    throw providerError(
       'PROVIDER.DNS_UNAVAILABLE',
       `endpoint host ${host} could not be resolved now (${err.message}); try again later`,
     );
   }
   if (addresses.length === 0) {
     const message = `endpoint host ${host} does not resolve to any address`;
-    throw new AppError('PROVIDER.ENDPOINT_UNRESOLVABLE', message, [{ pointer: '/endpoint', message }]);
+    throw providerError('PROVIDER.ENDPOINT_UNRESOLVABLE', message, [{ pointer: '/endpoint', message }]);
   }
   for (const address of addresses) {
-    if (allowed(address, opts.allowlist)) continue;
+    if (opts.allowlist.allowsAddress(address)) continue;
     const verdict = classifyAddress(address);
     if (!verdict.public)
       throw notAllowed(`endpoint host ${host} resolves to ${address}, ${verdict.kind}; ${publicOnly}`);

@@ -1,4 +1,4 @@
-import { registerErrorCodes } from '@cc/kit/errors';
+import { defineErrorCodes } from '@cc/kit/errors';
 
 /** The provider registry's own error codes and the HTTP status each maps to. */
 export const providerErrorCodes = {
@@ -8,4 +8,5 @@ export const providerErrorCodes = {
   'PROVIDER.DNS_UNAVAILABLE': { status: 503, title: 'Endpoint host could not be checked' },
 } as const;
 
-registerErrorCodes(providerErrorCodes);
+/** A provider-registry error (its status comes with it). */
+export const providerError = defineErrorCodes(providerErrorCodes);

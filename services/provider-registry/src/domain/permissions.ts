@@ -1,3 +1,4 @@
+import type { EffectivePermissions } from '@cc/contracts';
 import { AppError } from '@cc/kit/errors';
 
 /** The operations a provider can permit, as `agentactionspermitted` names them. */
@@ -9,15 +10,8 @@ export type Operation = (typeof operations)[number];
 /** `agentactionspermitted` as registered: operation → 0 (not allowed) or 1 (allowed); omitted operations use the defaults. */
 export type AgentActionsPermitted = Partial<Record<Operation, 0 | 1>>;
 
-/** What agents may do with the provider's interactions, computed once at registration. */
-export interface EffectivePermissions {
-  release: boolean;
-  hold: boolean;
-  /** Permitting hold also permits retrieve. */
-  retrieve: boolean;
-  transferToAgent: boolean;
-  transferToRoute: boolean;
-}
+/** What agents may do with the provider's interactions, computed once at registration (the contracts' type). */
+export type { EffectivePermissions };
 
 /**
  * Applies the spec's rule: `release` is allowed unless given as 0; every other operation only when given as 1;

@@ -1,4 +1,3 @@
-import { limits, reservedHeaderNames } from '@cc/contracts';
 import { AppError, type FieldError } from '@cc/kit/errors';
 import { type AgentActionsPermitted, type EffectivePermissions, effectivePermissions } from './permissions';
 
@@ -25,108 +24,33 @@ export interface RegisterBody {
   agentactionspermitted: Record<string, unknown>;
 }
 
-/** Bounds of provider headers (the contract's limits). */
-export const headerLimits = {
-  maxHeaders: limits.maxProviderHeaders,
-  maxName: 100,
-  maxValue: limits.maxHeaderValue,
-} as const;
-
-/** RFC 9110 token: the characters a header name (and an auth scheme) may contain. */
-const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** Printable ASCII and tab: what a header value may carry (no CR, LF, NUL or other controls; no non-ASCII). */
-const fieldValue = /^[\t\x20-\x7E]*$/;
-/** `<type> <credentials>`: an auth scheme token, one space, then credentials. */
-const authorization = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ [^\s]/;
-const reserved = new RegExp(`^(?:${reservedHeaderNames.join('|')})$`, 'i');
-
 const escapePointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
-interface RawHeader {
-  name: unknown;
-  value: unknown;
-  namePointer: string;
-  valuePointer: string;
-}
-
-function rawHeaders(headers: RegisterBody['headers'], errors: FieldError[]): RawHeader[] {
-  if (headers === undefined) return [];
-  if (Array.isArray(headers)) {
-    return headers.map((h, i) => ({
-      name: h?.key,
-      value: h?.value,
-      namePointer: `/headers/${i}/key`,
-      valuePointer: `/headers/${i}/value`,
-    }));
-  }
-  if (headers !== null && typeof headers === 'object') {
-    return Object.entries(headers).map(([name, value]) => ({
-      name,
-      value,
-      namePointer: `/headers/${escapePointer(name)}`,
-      valuePointer: `/headers/${escapePointer(name)}`,
-    }));
-  }
-  errors.push({ pointer: '/headers', message: 'headers must be an object or an array' });
-  return [];
-}
-
 /**
- * Checks the header rules (names are RFC 9110 tokens of at most 100 characters, not set by the notifier
- * itself, unique case-insensitively; values printable ASCII of at most 4096 characters; Authorization is
- * `<type> <credentials>`; at most 20) and returns them as a list. Messages never contain a header value.
+ * Turns the headers (a map or a `{key, value}` list) into one list, refusing a name given twice in different
+ * letter cases. Every other header rule (names, reserved names, values, Authorization's form, bounds) is the
+ * contract's JSON Schema, applied before this runs: what a schema cannot say is checked here, nothing more.
+ * Messages never contain a header value.
  */
 export function normalizeHeaders(headers: RegisterBody['headers']): ProviderHeader[] {
+  if (headers === undefined) return [];
+  const list = Array.isArray(headers)
+    ? headers.map((h, i) => ({ name: h.key, value: h.value, pointer: `/headers/${i}/key` }))
+    : Object.entries(headers).map(([name, value]) => ({ name, value, pointer: `/headers/${escapePointer(name)}` }));
   const errors: FieldError[] = [];
-  const raw = rawHeaders(headers, errors);
-  if (raw.length > headerLimits.maxHeaders) {
-    errors.push({ pointer: '/headers', message: `headers must have at most ${headerLimits.maxHeaders} entries` });
-  }
   const seen = new Map<string, string>();
   const out: ProviderHeader[] = [];
-  for (const h of raw) {
-    const before = errors.length;
-    if (typeof h.name !== 'string' || !token.test(h.name)) {
+  for (const h of list) {
+    const first = seen.get(h.name.toLowerCase());
+    if (first !== undefined) {
       errors.push({
-        pointer: h.namePointer,
-        message: "header name must be an HTTP header name (letters, digits and !#$%&'*+-.^_`|~)",
+        pointer: h.pointer,
+        message: `header ${h.name} is given twice (as ${first}); header names are case-insensitive`,
       });
-    } else if (h.name.length > headerLimits.maxName) {
-      errors.push({
-        pointer: h.namePointer,
-        message: `header name must be at most ${headerLimits.maxName} characters`,
-      });
-    } else if (reserved.test(h.name)) {
-      errors.push({
-        pointer: h.namePointer,
-        message: `header ${h.name} is set by the service and cannot be registered`,
-      });
-    } else if (seen.has(h.name.toLowerCase())) {
-      errors.push({
-        pointer: h.namePointer,
-        message: `header ${h.name} is given twice (as ${seen.get(h.name.toLowerCase())}); header names are case-insensitive`,
-      });
+      continue;
     }
-    const label = typeof h.name === 'string' && token.test(h.name) ? h.name : 'header value';
-    if (typeof h.value !== 'string') {
-      errors.push({ pointer: h.valuePointer, message: `${label} must be a string` });
-    } else if (h.value.length > headerLimits.maxValue) {
-      errors.push({ pointer: h.valuePointer, message: `${label} must be at most ${headerLimits.maxValue} characters` });
-    } else if (!fieldValue.test(h.value)) {
-      errors.push({
-        pointer: h.valuePointer,
-        message: `${label} must contain only printable ASCII characters or tabs (no CR, LF, NUL or other control characters)`,
-      });
-    } else if (typeof h.name === 'string' && h.name.toLowerCase() === 'authorization' && !authorization.test(h.value)) {
-      errors.push({
-        pointer: h.valuePointer,
-        message: `${label} must have the form "<type> <credentials>", e.g. "Bearer <token>" or "Basic <credentials>"`,
-      });
-    }
-    if (errors.length === before) {
-      seen.set((h.name as string).toLowerCase(), h.name as string);
-      out.push({ name: h.name as string, value: h.value as string });
-    }
+    seen.set(h.name.toLowerCase(), h.name);
+    out.push({ name: h.name, value: h.value });
   }
   if (errors.length)
     throw new AppError('REQUEST.VALIDATION', `${errors.length} violation(s) of the request rules`, errors);

@@ -1,11 +1,11 @@
-import { AppError, principalOf } from '@cc/kit';
+import { principalOf } from '@cc/kit';
 import type { RequestHandler } from 'express';
-import '../domain/errors';
 import type { ProviderService } from '../app/provider.service';
+import { providerError } from '../domain/errors';
 import { toProviderView } from './provider.view';
 
 const notFound = (name: string) =>
-  new AppError('PROVIDER.NOT_FOUND', `No provider named ${JSON.stringify(name)} is registered for this account`);
+  providerError('PROVIDER.NOT_FOUND', `No provider named ${JSON.stringify(name)} is registered for this account`);
 
 const traceOf = (res: { locals: Record<string, unknown> }) => res.locals.traceparent as string | undefined;
 

@@ -1,4 +1,5 @@
 import { type CloudEvent, outboxEntries, withEvents } from '@cc/bus';
+import { isDuplicateKeyError } from '@cc/store';
 import type { Model } from 'mongoose';
 import { providerTopic } from '../events/topics';
 import type { ProviderDoc } from './provider.model';
@@ -23,8 +24,6 @@ export type ProviderFields = Partial<
 
 /** A provider document as first inserted (without its outbox, which {@link ProviderRepository.insert} stages). */
 export type NewProviderDoc = Omit<ProviderDoc, 'outbox' | 'outboxSeq'>;
-
-const isDuplicateKey = (err: unknown): boolean => (err as { code?: number })?.code === 11000;
 
 /**
  * The providers collection, persistence only: equality reads by account and name, and single-document writes
@@ -64,7 +63,7 @@ export class ProviderRepository {
       await this.Provider.create({ ...doc, outbox: outboxEntries(providerTopic, events), outboxSeq: events.length });
       return true;
     } catch (err) {
-      if (isDuplicateKey(err)) return false;
+      if (isDuplicateKeyError(err)) return false;
       throw err;
     }
   }

@@ -2,12 +2,12 @@ import { AppError } from '@cc/kit';
 import {
   checkEndpoint,
   classifyAddress,
+  EndpointAllowlist,
   HostResolutionError,
-  parseAllowlist,
   type ResolveHost,
 } from '../../src/domain/endpoint-policy';
 
-const none = parseAllowlist('');
+const none = EndpointAllowlist.parse('');
 /** A resolver answering from a fixed table, as DNS would (no network in unit tests). */
 const table =
   (answers: Record<string, string[] | HostResolutionError>): ResolveHost =>
@@ -155,7 +155,7 @@ describe('checkEndpoint', () => {
   });
 
   it('lets the development allowlist pass hosts, addresses and ranges, and nothing else', async () => {
-    const allowlist = parseAllowlist('localhost, 127.0.0.1 ,10.0.0.0/8,[::1]');
+    const allowlist = EndpointAllowlist.parse('localhost, 127.0.0.1 ,10.0.0.0/8,[::1]');
     const resolve = table({ 'intranet.local': ['10.9.9.9'], other: ['192.168.0.1'] });
     for (const url of [
       'https://localhost:9443/x',
@@ -172,20 +172,24 @@ describe('checkEndpoint', () => {
   });
 });
 
-describe('parseAllowlist', () => {
+describe('EndpointAllowlist.parse', () => {
   it('parses hosts, addresses and CIDR ranges', () => {
-    const list = parseAllowlist('127.0.0.1,localhost,fd00::/8,LocalHost.');
-    expect([...list.hosts]).toEqual(['localhost']);
-    expect(list.ranges.check('127.0.0.1', 'ipv4')).toBe(true);
-    expect(list.ranges.check('fd12::1', 'ipv6')).toBe(true);
+    const list = EndpointAllowlist.parse('127.0.0.1,localhost,fd00::/8,LocalHost.');
+    expect(list.allowsHost('localhost')).toBe(true);
+    expect(list.allowsHost('LOCALHOST.')).toBe(true);
+    expect(list.allowsHost('127.0.0.2')).toBe(false);
+    expect(list.allowsAddress('127.0.0.1')).toBe(true);
+    expect(list.allowsAddress('::ffff:127.0.0.1')).toBe(true);
+    expect(list.allowsAddress('fd12::1')).toBe(true);
+    expect(list.allowsAddress('fe80::1%eth0')).toBe(false);
     expect(list.entries).toEqual(['127.0.0.1', 'localhost', 'fd00::/8', 'LocalHost.']);
   });
 
   it('refuses malformed entries by name', () => {
-    expect(() => parseAllowlist('10.0.0.0/33')).toThrow(
+    expect(() => EndpointAllowlist.parse('10.0.0.0/33')).toThrow(
       'ENDPOINT_ALLOWLIST entry 10.0.0.0/33 has an invalid prefix length',
     );
-    expect(() => parseAllowlist('http://x')).toThrow('ENDPOINT_ALLOWLIST entry http://x is neither');
-    expect(() => parseAllowlist('a b')).toThrow('ENDPOINT_ALLOWLIST entry a b is neither');
+    expect(() => EndpointAllowlist.parse('http://x')).toThrow('ENDPOINT_ALLOWLIST entry http://x is neither');
+    expect(() => EndpointAllowlist.parse('a b')).toThrow('ENDPOINT_ALLOWLIST entry a b is neither');
   });
 });

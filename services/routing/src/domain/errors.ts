@@ -1,4 +1,4 @@
-import { AppError, type FieldError, registerErrorCodes } from '@cc/kit/errors';
+import { type AppError, defineErrorCodes, type FieldError } from '@cc/kit/errors';
 
 /** Routing's error codes and the HTTP status each maps to (chosen once, here). */
 export const routingErrorCodes = {
@@ -14,7 +14,7 @@ export const routingErrorCodes = {
   'AGENT.UNKNOWN_TARGET': { status: 422, title: 'The transfer target does not exist' },
 } as const;
 
-registerErrorCodes(routingErrorCodes);
+const routingErrors = defineErrorCodes(routingErrorCodes);
 
 /** A routing error code. */
 export type RoutingErrorCode = keyof typeof routingErrorCodes;
@@ -26,5 +26,5 @@ export function routingError(
   errors: FieldError[] = [],
   extra: Record<string, unknown> = {},
 ): AppError {
-  return new AppError(code, message, errors, extra);
+  return routingErrors(code, message, errors, extra);
 }

@@ -1,28 +1,18 @@
 import { routingError } from './errors';
 import type { AgentOperation, EffectivePermissions } from './types';
 
-/** The agentactionspermitted map of a provider registration (0 = not allowed, 1 = allowed). */
-export interface AgentActionsPermitted {
-  release?: 0 | 1;
-  hold?: 0 | 1;
-  transferToAgent?: 0 | 1;
-  transferToRoute?: 0 | 1;
-}
-
 /**
- * The spec's rule: release is allowed unless set to 0; every other operation only when set to 1;
- * permitting hold also permits retrieve.
+ * What a provider whose permissions routing does not know permits: the spec's defaults (release only). The
+ * rule that turns `agentactionspermitted` into permissions runs once, in the provider registry; its events
+ * carry the result.
  */
-export function effectivePermissions(permitted: AgentActionsPermitted): EffectivePermissions {
-  const hold = permitted.hold === 1;
-  return {
-    release: permitted.release !== 0,
-    hold,
-    retrieve: hold,
-    transferToAgent: permitted.transferToAgent === 1,
-    transferToRoute: permitted.transferToRoute === 1,
-  };
-}
+export const defaultPermissions: EffectivePermissions = {
+  release: true,
+  hold: false,
+  retrieve: false,
+  transferToAgent: false,
+  transferToRoute: false,
+};
 
 /** Everything allowed: interactions dispatched without a provider. */
 export const allPermitted: EffectivePermissions = {
@@ -40,7 +30,7 @@ export function assertPermitted(
   operation: AgentOperation,
 ): void {
   if (provider === null) return;
-  const effective = permissions ?? effectivePermissions({});
+  const effective = permissions ?? defaultPermissions;
   if (!effective[operation]) {
     throw routingError('AGENT.ACTION_FORBIDDEN', `The provider ${provider} does not permit ${operation}`, [], {
       operation,

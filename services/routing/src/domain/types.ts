@@ -1,4 +1,4 @@
-import type { LinkedDataItem } from '@cc/contracts';
+import type { EffectivePermissions, LinkedDataItem } from '@cc/contracts';
 /** The interaction types of the spec: live (calls), chat (semiLive) and nonlive (nonLive) capacity. */
 export type InteractionType = 'live' | 'chat' | 'nonlive';
 
@@ -32,13 +32,7 @@ export interface PersonalQueue {
 }
 
 /** The provider permissions an agent action is checked against. */
-export interface EffectivePermissions {
-  release: boolean;
-  hold: boolean;
-  retrieve: boolean;
-  transferToAgent: boolean;
-  transferToRoute: boolean;
-}
+export type { EffectivePermissions };
 
 /** An agent operation subject to provider permissions. */
 export type AgentOperation = keyof EffectivePermissions;

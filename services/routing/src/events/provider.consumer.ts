@@ -1,13 +1,12 @@
 import type { CloudEvent, HandlerContext } from '@cc/bus';
-import { effectivePermissions } from '../domain/permissions';
 import type { EffectivePermissions } from '../domain/types';
 import type { ProviderRepository } from '../store/provider.repository';
 
 interface ProviderStateData {
   provider: string;
   version: number;
-  permissions?: EffectivePermissions;
-  agentactionspermitted?: Record<string, 0 | 1>;
+  /** Computed by the registry from agentactionspermitted (required in the event). */
+  permissions: EffectivePermissions;
 }
 
 /**
@@ -21,7 +20,7 @@ export function providerEventHandler(providers: ProviderRepository) {
       case 'provider.registered':
       case 'provider.updated':
         await providers.apply(event.accountid, data.provider, data.version, {
-          permissions: data.permissions ?? effectivePermissions(data.agentactionspermitted ?? {}),
+          permissions: data.permissions,
         });
         ctx.log.debug({ provider: data.provider, version: data.version }, 'provider read model updated');
         return;

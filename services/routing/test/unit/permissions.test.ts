@@ -1,40 +1,20 @@
 import { AppError } from '@cc/kit';
-import {
-  type AgentActionsPermitted,
-  allPermitted,
-  assertPermitted,
-  effectivePermissions,
-} from '../../src/domain/permissions';
-import type { AgentOperation } from '../../src/domain/types';
+import { allPermitted, assertPermitted, defaultPermissions } from '../../src/domain/permissions';
+import type { AgentOperation, EffectivePermissions } from '../../src/domain/types';
 
 const ops = ['release', 'hold', 'transferToAgent', 'transferToRoute'] as const;
-const values = [undefined, 0, 1] as const;
 
-/** Every combination of the four registrable operations, each unset, 0 or 1 (81 cases). */
-const combinations: AgentActionsPermitted[] = [];
-for (const release of values)
-  for (const hold of values)
-    for (const transferToAgent of values)
-      for (const transferToRoute of values) {
-        const p: AgentActionsPermitted = {};
-        if (release !== undefined) p.release = release;
-        if (hold !== undefined) p.hold = hold;
-        if (transferToAgent !== undefined) p.transferToAgent = transferToAgent;
-        if (transferToRoute !== undefined) p.transferToRoute = transferToRoute;
-        combinations.push(p);
-      }
+/** Every combination of permissions a provider event can carry (retrieve equals hold): 16 cases. */
+const combinations: EffectivePermissions[] = [];
+for (const release of [false, true])
+  for (const hold of [false, true])
+    for (const transferToAgent of [false, true])
+      for (const transferToRoute of [false, true])
+        combinations.push({ release, hold, retrieve: hold, transferToAgent, transferToRoute });
 
-describe('effective permissions', () => {
-  it.each(combinations.map((c) => [JSON.stringify(c), c]))('%s', (_label, permitted) => {
-    const p = permitted as AgentActionsPermitted;
-    const e = effectivePermissions(p);
-    // release: allowed unless explicitly 0.
-    expect(e.release).toBe(p.release !== 0);
-    // every other operation: only when 1; hold implies retrieve.
-    expect(e.hold).toBe(p.hold === 1);
-    expect(e.retrieve).toBe(p.hold === 1);
-    expect(e.transferToAgent).toBe(p.transferToAgent === 1);
-    expect(e.transferToRoute).toBe(p.transferToRoute === 1);
+describe('provider permissions at the agent desktop', () => {
+  it.each(combinations.map((c) => [JSON.stringify(c), c]))('%s', (_label, permissions) => {
+    const e = permissions as EffectivePermissions;
     for (const op of [...ops, 'retrieve'] as AgentOperation[]) {
       if (e[op]) expect(() => assertPermitted('AcmeCRM', e, op)).not.toThrow();
       else {
@@ -44,6 +24,7 @@ describe('effective permissions', () => {
         } catch (err) {
           expect(err).toBeInstanceOf(AppError);
           expect((err as AppError).code).toBe('AGENT.ACTION_FORBIDDEN');
+          expect((err as AppError).status).toBe(403);
           expect((err as AppError).message).toBe(`The provider AcmeCRM does not permit ${op}`);
           expect((err as AppError).extra).toEqual({ operation: op, provider: 'AcmeCRM' });
         }
@@ -51,8 +32,8 @@ describe('effective permissions', () => {
     }
   });
 
-  it('an empty map allows release only', () => {
-    expect(effectivePermissions({})).toEqual({
+  it('the defaults for unknown permissions allow release only', () => {
+    expect(defaultPermissions).toEqual({
       release: true,
       hold: false,
       retrieve: false,

@@ -1,8 +1,8 @@
 import { limits } from '@cc/contracts';
-import { AppError, principalOf } from '@cc/kit';
+import { principalOf } from '@cc/kit';
 import type { RequestHandler } from 'express';
 import type { SummaryBook } from '../domain/book';
-import '../domain/errors';
+import { summariesError } from '../domain/errors';
 import type { AccountFlags } from '../domain/flags';
 import { parseWindow } from '../domain/window';
 
@@ -23,7 +23,7 @@ export function agentSummariesHandler(deps: SummariesDeps): RequestHandler {
   return (req, res) => {
     const { accountId } = principalOf(res);
     if (!deps.flags.enabled(accountId))
-      throw new AppError('SUMMARIES.FEATURE_DISABLED', 'Agent summaries are not enabled for this account');
+      throw summariesError('SUMMARIES.FEATURE_DISABLED', 'Agent summaries are not enabled for this account');
     const q = req.query as unknown as {
       start: string;
       end?: string;
@@ -35,7 +35,7 @@ export function agentSummariesHandler(deps: SummariesDeps): RequestHandler {
     const now = (deps.now ?? Date.now)();
     const parsed = parseWindow(q, now);
     if (!parsed.ok)
-      throw new AppError(
+      throw summariesError(
         'REQUEST.VALIDATION',
         `${parsed.errors.length} violation(s) of the request rules`,
         parsed.errors,
