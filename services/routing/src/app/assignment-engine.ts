@@ -6,6 +6,7 @@ import { planRepairs } from '../domain/repairs';
 import type { AgentRecord, Decision, InteractionRecord } from '../domain/types';
 import { toCloudEvents } from '../events/publisher';
 import { never } from '../store/account-lease.repository';
+import { Coalesced } from '../store/group-commit';
 import type { AgentSync } from './agent-sync';
 import type { RoutingContext, Waker } from './context';
 import type { InteractionActions } from './interaction-actions';
@@ -64,6 +65,7 @@ export class AssignmentEngine implements Waker {
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly ready = new Set<string>();
   private readonly lastPass = new Map<string, number>();
+  private readonly wakes = new Map<string, Coalesced>();
   private worker?: Promise<void>;
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
@@ -77,7 +79,19 @@ export class AssignmentEngine implements Waker {
 
   /** Stores a wake for the account (any instance may run it) and runs the pass here as soon as allowed. */
   async wake(accountId: string): Promise<void> {
-    await this.ctx.leases.wake(accountId);
+    // Concurrent wakes of one account (a burst of Invokes) share one write; each still returns only
+    // after a wake stored later than its own write.
+    let w = this.wakes.get(accountId);
+    if (!w) {
+      w = new Coalesced(() => this.ctx.leases.wake(accountId));
+      this.wakes.set(accountId, w);
+    }
+    const done = w.run();
+    try {
+      await done;
+    } finally {
+      if (w.idle && this.wakes.get(accountId) === w) this.wakes.delete(accountId);
+    }
     this.schedule(accountId, Date.now());
   }
 

@@ -66,6 +66,9 @@ function presenceView(a: AgentRecord) {
   };
 }
 
+/** Re-read interval while an accepted offer's interaction write is still landing. */
+const offerLandingPollMs = 25;
+
 /** The agent-desktop API: presence, offers and agent actions, each checked against the provider's permissions. */
 export class DesktopService {
   constructor(
@@ -169,12 +172,29 @@ export class DesktopService {
     return Promise.all(recs.map(async (r) => agentInteractionView(r, await this.permissionsOf(r))));
   }
 
+  /**
+   * The interaction an offer listed at the agent belongs to. The engine reserves the agent (which is what
+   * GET offers lists) one write before it puts the offer on the interaction; under load an agent may accept
+   * in between. So while the agent still holds the reservation and the interaction is queued without it,
+   * the offer write is waited for (bounded by the reservation grace and the offer's expiry) rather than
+   * answering 404 for an offer the desktop has just shown.
+   */
   private async offerInteraction(agent: AgentRecord, offerId: string): Promise<InteractionRecord> {
-    const item = agent.work.find((w) => w.offerId === offerId);
-    const rec = item ? await this.ctx.interactions.get(agent.accountId, item.interactionId) : null;
-    if (!rec || rec.offer?.offerId !== offerId)
-      throw routingError('REQUEST.NOT_FOUND', `No offer ${offerId} ringing at agent ${agent.agentId}`);
-    return rec;
+    const notFound = () => routingError('REQUEST.NOT_FOUND', `No offer ${offerId} ringing at agent ${agent.agentId}`);
+    let item = agent.work.find((w) => w.offerId === offerId);
+    if (!item) throw notFound();
+    const deadline = Math.min(Date.now() + this.ctx.settings.reserveGraceMs, item.offer?.expiresAt ?? 0);
+    for (;;) {
+      const rec = await this.ctx.interactions.get(agent.accountId, item.interactionId);
+      if (rec?.offer?.offerId === offerId) return rec;
+      const landing = rec?.state === 'queued' && !rec.legs.some((l) => l.offerId === offerId);
+      if (!landing || Date.now() + offerLandingPollMs > deadline) throw notFound();
+      await new Promise((r) => setTimeout(r, offerLandingPollMs));
+      // A reservation withdrawn meanwhile (the offer write lost a race) is not coming.
+      const fresh = await this.ctx.agents.get(agent.accountId, agent.agentId);
+      item = fresh?.work.find((w) => w.offerId === offerId);
+      if (!item) throw notFound();
+    }
   }
 
   async accept(agent: AgentRecord, offerId: string, traceparent?: string) {

@@ -25,6 +25,18 @@ import type { InteractionActions } from './interaction-actions';
 /** One result of POST /interactions/Invoke, in request order (the contracts' type). */
 export type { InvokeResult };
 
+/**
+ * Awaits every promise, then rethrows the first failure in list order (not in time order), so a request
+ * with several faults is always refused for the same one.
+ */
+async function inOrder<T extends readonly unknown[]>(
+  promises: { [K in keyof T]: Promise<T[K]> },
+): Promise<{ -readonly [K in keyof T]: T[K] }> {
+  const settled = await Promise.allSettled(promises);
+  for (const s of settled) if (s.status === 'rejected') throw s.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as never;
+}
+
 interface Located {
   route: RouteDef;
   plan: Plan;
@@ -47,14 +59,18 @@ export class InvokeService {
     traceparent?: string,
   ): Promise<InvokeResult[]> {
     const { provider: providerName, requests } = normalizeInvocation(body);
-    const provider = await this.provider(accountId, providerName);
-    const located = await this.locate(accountId, requests);
     const requestIds = [...new Set(requests.flatMap((r) => (r.requestId === null ? [] : [r.requestId])))];
-    const stored = await this.ctx.requests.find(accountId, requestIds);
-    const plan = planDedupe(requests, stored);
     const keyOf = (externalId: string) => releaseKey(providerName, externalId);
     const dispatchKeys = requests.filter((r) => r.externalId !== null).map((r) => keyOf(r.externalId as string));
-    const live = await this.ctx.interactions.liveKeys(accountId, dispatchKeys);
+    // The lookups are independent: one round of reads in parallel; refusals keep their order (provider,
+    // then routes and skills) whichever read answers first.
+    const [provider, located, stored, live] = await inOrder([
+      this.provider(accountId, providerName),
+      this.locate(accountId, requests),
+      this.ctx.requests.find(accountId, requestIds),
+      this.ctx.interactions.liveKeys(accountId, dispatchKeys),
+    ] as const);
+    const plan = planDedupe(requests, stored);
     assertExternalIdsFree(requests, plan, new Set(live.keys()), keyOf);
 
     // Pre-assign interaction ids so a claim records them (a retry after a crash resumes with the same id).
@@ -104,14 +120,17 @@ export class InvokeService {
         ),
       );
       const duplicates = await this.ctx.interactions.insertMany(batch.map((b) => ({ rec: b.rec, events: b.events })));
+      // All of the Invocation's events in one produce call, their outboxes cleared in one bulk write.
+      void this.ctx.publisher.soonMany(
+        this.ctx.interactions.outboxModel,
+        batch
+          .filter((b) => !duplicates.has(b.rec.interactionId))
+          .map((b) => {
+            const entries = outboxEntries(interactionTopic, b.events);
+            return { id: b.rec.interactionId, staged: { entries, seq: entries.length } };
+          }),
+      );
       for (const b of batch) {
-        if (!duplicates.has(b.rec.interactionId)) {
-          const entries = outboxEntries(interactionTopic, b.events);
-          void this.ctx.publisher.soon(this.ctx.interactions.outboxModel, b.rec.interactionId, {
-            entries,
-            seq: entries.length,
-          });
-        }
         results[b.index] = this.result(
           requests[b.index] as NormalizedRequest,
           b.rec.interactionId,
@@ -164,8 +183,11 @@ export class InvokeService {
       if ((requests[i] as NormalizedRequest).requestId !== null)
         done.push({ ...claim, status: 'done', interactionId: res.interactionId, outcome: res.outcome });
     }
-    await this.ctx.requests.complete(accountId, done);
-    if (results.some((r) => r?.outcome === 'queued')) await this.ctx.waker.wake(accountId);
+    // The outcomes and the wake are independent writes (a pass reads interactions, not the request log).
+    await Promise.all([
+      this.ctx.requests.complete(accountId, done),
+      results.some((r) => r?.outcome === 'queued') ? this.ctx.waker.wake(accountId) : undefined,
+    ]);
 
     return requests.map((r) => {
       const p = plan[r.index] as DedupePlan;

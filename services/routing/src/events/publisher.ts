@@ -78,6 +78,58 @@ export class EagerPublisher {
     return next;
   }
 
+  /**
+   * Like {@link soon} for several new documents at once (an Invocation's interactions): their events go
+   * in one produce call per topic and their outboxes are cleared in one bulk write. Later writes of these
+   * documents publish after this (same per-document order as {@link soon}).
+   */
+  soonMany(model: OutboxModel, items: { id: string; staged: Staged }[]): Promise<void> {
+    if (!items.length) return Promise.resolve();
+    if (!this.enabled) {
+      for (const { id } of items) this.relay.later(model, id);
+      return Promise.resolve();
+    }
+    const keys = items.map(({ id }) => `${model.collection.name}:${id}`);
+    const previous = keys.flatMap((k) => {
+      const p = this.chains.get(k);
+      return p ? [p] : [];
+    });
+    const next = Promise.all(previous)
+      .then(() => this.publishStagedMany(model, items))
+      .catch((err) => {
+        this.logger.warn(
+          { err: (err as Error).message, count: items.length },
+          'eager publish failed; retried on a timer',
+        );
+        for (const { id } of items) this.relay.later(model, id);
+      });
+    for (const k of keys) this.chains.set(k, next);
+    void next.finally(() => {
+      for (const k of keys) if (this.chains.get(k) === next) this.chains.delete(k);
+    });
+    return next;
+  }
+
+  private async publishStagedMany(model: OutboxModel, items: { id: string; staged: Staged }[]): Promise<void> {
+    // Per topic, each document's entries keep their order (Kafka orders by key = the document's subject).
+    const byTopic = new Map<string, CloudEvent[]>();
+    for (const { staged } of items)
+      for (const e of staged.entries) {
+        const list = byTopic.get(e.topic) ?? [];
+        list.push(e.event);
+        byTopic.set(e.topic, list);
+      }
+    for (const [topic, events] of byTopic) await this.producer.publish(topic, events);
+    const cleared = await model.bulkWrite(
+      items.map(({ id, staged }) => ({
+        updateOne: { filter: { _id: id, outboxSeq: staged.seq }, update: { $set: { outbox: [] } } },
+      })),
+      { ordered: false },
+    );
+    // Some document changed meanwhile: its relay flush sends what it holds now (rare).
+    if (cleared.matchedCount !== items.length) for (const { id } of items) await this.relay.flushSoon(model, id);
+  }
+
   private async publishStaged(model: OutboxModel, id: string, staged: Staged): Promise<void> {
     let i = 0;
     const { entries } = staged;

@@ -5,6 +5,7 @@ import type { Decision, InteractionRecord } from '../domain/types';
 import type { Staged } from '../events/publisher';
 import { interactionTopic } from '../events/topics';
 import { duplicateIndexes, isDuplicateKey } from './errors';
+import { GroupCommit } from './group-commit';
 import type { Models } from './models';
 
 // biome-ignore lint/suspicious/noExplicitAny: lean documents
@@ -58,7 +59,34 @@ export interface LiveInteraction {
  * live interactions: ended ones move to `interaction_archive` once their events are out.
  */
 export class InteractionRepository {
-  constructor(private readonly models: Models) {}
+  /** Inserts of concurrent Invocations share bulk writes (group commit); true for each duplicate. */
+  private readonly inserts: GroupCommit<Doc, boolean>;
+  private readonly keyClaims: GroupCommit<{ accountId: string; key: string; interactionId: string; at: number }, null>;
+
+  constructor(private readonly models: Models) {
+    this.inserts = new GroupCommit(async (docs) => {
+      const dup = new Set<number>();
+      try {
+        await this.models.interactions.collection.insertMany(docs as never[], { ordered: false });
+      } catch (err) {
+        for (const i of duplicateIndexes(err)) dup.add(i);
+      }
+      return docs.map((_, i) => dup.has(i));
+    });
+    this.keyClaims = new GroupCommit(async (claims) => {
+      await this.models.externalIds.bulkWrite(
+        claims.map((c) => ({
+          updateOne: {
+            filter: { accountId: c.accountId, _id: `${c.accountId}:${c.key}` },
+            update: { $set: { interactionId: c.interactionId, createdAt: c.at } },
+            upsert: true,
+          },
+        })),
+        { ordered: false },
+      );
+      return claims.map(() => null);
+    });
+  }
 
   /** The model the outbox relay and eager publisher read (unscoped outbox columns). */
   get outboxModel() {
@@ -84,12 +112,8 @@ export class InteractionRepository {
         outboxSeq: events.length,
       };
     });
-    try {
-      await this.models.interactions.collection.insertMany(docs as never[], { ordered: false });
-      return new Set();
-    } catch (err) {
-      return new Set(duplicateIndexes(err).map((i) => docs[i]?._id as string));
-    }
+    const refused = await this.inserts.add(docs);
+    return new Set(docs.filter((_, i) => refused[i]).map((d) => d._id));
   }
 
   /** One live interaction of the account (without its trace), or null. */
@@ -139,17 +163,8 @@ export class InteractionRepository {
   /** Records the externalId claims of interactions about to be inserted (before the insert). */
   async claimKeys(accountId: string, claims: { key: string; interactionId: string }[]): Promise<void> {
     if (!claims.length) return;
-    const now = Date.now();
-    await this.models.externalIds.bulkWrite(
-      claims.map((c) => ({
-        updateOne: {
-          filter: { accountId, _id: `${accountId}:${c.key}` },
-          update: { $set: { interactionId: c.interactionId, createdAt: now } },
-          upsert: true,
-        },
-      })),
-      { ordered: false },
-    );
+    const at = Date.now();
+    await this.keyClaims.add(claims.map((c) => ({ accountId, ...c, at })));
   }
 
   /** Every interaction of the account still in this collection (one scan per routing pass). */

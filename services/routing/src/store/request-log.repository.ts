@@ -1,5 +1,6 @@
 import type { StoredOutcome } from '../domain/invocation';
 import { duplicateIndexes } from './errors';
+import { GroupCommit } from './group-commit';
 import type { Models } from './models';
 
 // biome-ignore lint/suspicious/noExplicitAny: lean documents
@@ -19,12 +20,41 @@ function toOutcome(d: Doc): StoredOutcome {
   };
 }
 
-/** requestId dedupe records per account: claimed before processing, completed with the outcome. */
+/**
+ * requestId dedupe records per account: claimed before processing, completed with the outcome. Claims
+ * and completions of concurrent Invocations share bulk writes (group commit).
+ */
 export class RequestLogRepository {
+  /** Inserts claims; true for each refused as a duplicate. */
+  private readonly claims: GroupCommit<Doc, boolean>;
+  private readonly completions: GroupCommit<{ accountId: string; record: StoredOutcome }, null>;
+
   constructor(
     private readonly models: Models,
     private readonly ttlMs: number,
-  ) {}
+  ) {
+    this.claims = new GroupCommit(async (docs) => {
+      const dup = new Set<number>();
+      try {
+        await this.models.requests.collection.insertMany(docs as never[], { ordered: false });
+      } catch (err) {
+        for (const i of duplicateIndexes(err)) dup.add(i);
+      }
+      return docs.map((_, i) => dup.has(i));
+    });
+    this.completions = new GroupCommit(async (items) => {
+      await this.models.requests.bulkWrite(
+        items.map(({ accountId, record: r }) => ({
+          updateOne: {
+            filter: { accountId, _id: idOf(accountId, r.requestId) },
+            update: { $set: { status: 'done', interactionId: r.interactionId, outcome: r.outcome } },
+          },
+        })),
+        { ordered: false },
+      );
+      return items.map(() => null);
+    });
+  }
 
   /** The stored outcomes of these requestIds. */
   async find(accountId: string, requestIds: string[]): Promise<Map<string, StoredOutcome>> {
@@ -46,26 +76,14 @@ export class RequestLogRepository {
       createdAt: now,
       expiresAt: now + this.ttlMs,
     }));
-    try {
-      await this.models.requests.collection.insertMany(docs as never[], { ordered: false });
-      return new Set();
-    } catch (err) {
-      return new Set(duplicateIndexes(err).map((i) => records[i]?.requestId as string));
-    }
+    const refused = await this.claims.add(docs);
+    return new Set(records.filter((_, i) => refused[i]).map((r) => r.requestId));
   }
 
   /** Stores the outcomes of processed requestIds. */
   async complete(accountId: string, records: StoredOutcome[]): Promise<void> {
     if (!records.length) return;
-    await this.models.requests.bulkWrite(
-      records.map((r) => ({
-        updateOne: {
-          filter: { accountId, _id: idOf(accountId, r.requestId) },
-          update: { $set: { status: 'done', interactionId: r.interactionId, outcome: r.outcome } },
-        },
-      })),
-      { ordered: false },
-    );
+    await this.completions.add(records.map((record) => ({ accountId, record })));
   }
 
   /** Withdraws claims of an Invocation that was refused before processing anything. */

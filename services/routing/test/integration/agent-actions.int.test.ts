@@ -1,14 +1,21 @@
+import { randomUUID } from 'node:crypto';
 import { eventually } from '@cc/testing';
-import { expectOk } from '../support/api';
+import { reserve } from '../../src/domain/agent';
+import { offerTo } from '../../src/domain/interaction';
+import type { InteractionRecord } from '../../src/domain/types';
+import type { RoutingService } from '../../src/service';
+import { Api, expectOk } from '../support/api';
 import { Harness } from '../support/harness';
 import { dispatchAndAccept, scenario } from '../support/scenario';
 
 const h = new Harness();
 let base: string;
+let svc: RoutingService;
 
 beforeAll(async () => {
   await h.setup();
-  base = await h.publicUrl(await h.start());
+  svc = await h.start();
+  base = await h.publicUrl(svc);
 }, 60_000);
 afterAll(() => h.teardown());
 
@@ -225,5 +232,77 @@ describe('agent tokens and presence', () => {
       reason: 'Meeting',
       eligibleForRouting: false,
     });
+  });
+});
+
+describe('an offer the desktop listed', () => {
+  it('is accepted while its interaction write is still landing (the engine writes the agent first), not 404', async () => {
+    const api = await Api.for(h, base, h.account());
+    await api.setupRoute('Support', { skills: ['English'] });
+    // Without the skill the engine never picks this agent: the test plays the engine's two writes itself.
+    const agentId = await api.createAgent('agent.one', { ready: true });
+    const res = expectOk(
+      await api.invoke({ requests: [{ route: 'Support', routingdata: { skills: [{ name: 'English' }] } }] }),
+    );
+    const interactionId = res.body.results[0].interactionId as string;
+    const { interactions, agents } = svc.context;
+    const rec = (await interactions.get(api.accountId, interactionId)) as InteractionRecord;
+    const agent = await agents.get(api.accountId, agentId);
+    if (!agent) throw new Error('agent missing');
+    const ids = { offerId: randomUUID(), channelId: randomUUID() };
+    const now = Date.now();
+    const reserved = reserve(agent, { interactionId, type: rec.type, medium: rec.medium }, ids, now, {
+      route: rec.route,
+      provider: rec.provider,
+      offeredAt: now,
+      expiresAt: now + 20_000,
+      linkeddata: rec.linkeddata,
+    });
+    expect(await agents.save(reserved.next, agent.version, [])).not.toBeNull();
+    const listed = expectOk(await api.agent('GET', `/${agentId}/offers`)).body as { offerId: string }[];
+    expect(listed.map((o) => o.offerId)).toEqual([ids.offerId]);
+
+    // The accept reads the interaction before the offer is on it; the offer lands right after that read.
+    const get = interactions.get.bind(interactions);
+    let firstRead: () => void = () => undefined;
+    const read = new Promise<void>((r) => {
+      firstRead = r;
+    });
+    interactions.get = async (accountId, id) => {
+      const out = await get(accountId, id);
+      if (id === interactionId) firstRead();
+      return out;
+    };
+    try {
+      const accepting = api.agent('POST', `/${agentId}/offers/${ids.offerId}/accept`);
+      await read;
+      const cur = (await get(api.accountId, interactionId)) as InteractionRecord;
+      expect(cur.state).toBe('queued');
+      const decision = { at: now, rule: 'test', interactionType: cur.type, candidates: [], winner: agentId };
+      const offered = offerTo(cur, { agentId, username: 'agent.one' }, decision, ids, now, 20_000);
+      expect(await interactions.save(offered.next, cur.version, [])).not.toBeNull();
+      const accepted = await accepting;
+      expect(accepted.status).toBe(200);
+      expect(accepted.body).toMatchObject({ interactionId, state: 'connected' });
+    } finally {
+      interactions.get = get;
+    }
+  });
+
+  it('is 404 at once when its interaction was released meanwhile', async () => {
+    const { api, agentId } = await scenario(h, base);
+    const res = expectOk(await api.invoke({ requests: [{ route: 'Support', externalId: 'gone' }] }));
+    const interactionId = res.body.results[0].interactionId as string;
+    const offer = await eventually(
+      async () =>
+        (await api.agent('GET', `/${agentId}/offers`)).body?.find(
+          (o: { interactionId: string }) => o.interactionId === interactionId,
+        ),
+      { what: 'the offer' },
+    );
+    expectOk(await api.invoke({ requests: [{ action: 'release', externalId: 'gone' }] }));
+    const started = Date.now();
+    expect((await api.agent('POST', `/${agentId}/offers/${offer.offerId}/accept`)).status).toBe(404);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
