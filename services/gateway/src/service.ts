@@ -27,6 +27,8 @@ export interface GatewayService extends Runtime {
   keyRing?: KeyRing;
   issuer?: TokenIssuer;
   eventStream: EventStreamHub;
+  /** True once the event stream's consumer has joined its group (also reported by /readyz). */
+  eventStreamJoined(): boolean;
 }
 
 /**
@@ -174,5 +176,5 @@ export async function startService(
     eventStream.closeAll();
     return close(callback);
   }) as typeof server.close;
-  return Object.assign(runtime, { keyRing, issuer, eventStream });
+  return Object.assign(runtime, { keyRing, issuer, eventStream, eventStreamJoined: streamConsumer.joined });
 }

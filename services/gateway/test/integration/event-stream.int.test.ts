@@ -156,11 +156,8 @@ describe('GET /events/stream (live events over a real broker)', () => {
     }).producer();
     await producer.connect();
     [a, b] = await Promise.all([createAccount(gw, 'a'), createAccount(gw, 'b')]);
-    // Ready means the stream's consumer joined its group: from then on, what is published reaches it.
-    await eventually(async () => (await fetch(`${gw.url}/readyz`)).status === 200, {
-      timeoutMs: 30_000,
-      what: 'gateway ready (event stream consumer joined)',
-    });
+    // Once the stream's consumer joined its group (what /readyz reports), what is published reaches it.
+    await eventually(() => gw.svc.eventStreamJoined(), { timeoutMs: 30_000, what: 'event stream consumer joined' });
   });
   afterEach(() => {
     for (const c of open.splice(0)) c.close();
