@@ -508,6 +508,22 @@ export interface components {
             /** @description The deprecated v0 statistics API answers (default true). */
             v0Statistics: boolean;
         };
+        AccountCreated: {
+            accountId: string;
+            name: string;
+            featureFlags: components["schemas"]["FeatureFlags"];
+            /**
+             * Format: date-time
+             * @example 2024-05-01T08:15:00.000Z
+             */
+            createdAt: string;
+            adminClient: {
+                clientId: string;
+                /** @description Returned once; stored as a slow hash. */
+                clientSecret: string;
+                scopes: "admin"[];
+            };
+        };
         ApiClient: {
             clientId: string;
             name: string;
@@ -515,6 +531,19 @@ export interface components {
             scopes: ("interactions:write" | "stats" | "interaction-content:read" | "interaction-content:write" | "admin" | "agent")[];
             /** @description Returned once, at creation; stored as a slow hash. */
             clientSecret?: string;
+            /**
+             * Format: date-time
+             * @example 2024-05-01T08:15:00.000Z
+             */
+            createdAt: string;
+        };
+        ApiClientCreated: {
+            clientId: string;
+            name: string;
+            /** @description Scopes the client may request (one per token). */
+            scopes: ("interactions:write" | "stats" | "interaction-content:read" | "interaction-content:write" | "admin" | "agent")[];
+            /** @description Returned once, at creation; stored as a slow hash. */
+            clientSecret: string;
             /**
              * Format: date-time
              * @example 2024-05-01T08:15:00.000Z
@@ -954,7 +983,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created. */
+            /** @description Created, with its first admin client (its secret shown this once). */
             201: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -962,9 +991,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Account"];
-                    "application/vnd.newvoicemedia.v1+json": components["schemas"]["Account"];
-                    "application/vnd.cc-suite.v1+json": components["schemas"]["Account"];
+                    "application/json": components["schemas"]["AccountCreated"];
+                    "application/vnd.newvoicemedia.v1+json": components["schemas"]["AccountCreated"];
+                    "application/vnd.cc-suite.v1+json": components["schemas"]["AccountCreated"];
                 };
             };
             /** @description The request is invalid: `errors` lists one `{pointer, message}` per violation (`REQUEST.VALIDATION`), or the body is not JSON (`REQUEST.MALFORMED_JSON`). */
@@ -1808,9 +1837,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiClient"];
-                    "application/vnd.newvoicemedia.v1+json": components["schemas"]["ApiClient"];
-                    "application/vnd.cc-suite.v1+json": components["schemas"]["ApiClient"];
+                    "application/json": components["schemas"]["ApiClientCreated"];
+                    "application/vnd.newvoicemedia.v1+json": components["schemas"]["ApiClientCreated"];
+                    "application/vnd.cc-suite.v1+json": components["schemas"]["ApiClientCreated"];
                 };
             };
             /** @description The request is invalid: `errors` lists one `{pointer, message}` per violation (`REQUEST.VALIDATION`), or the body is not JSON (`REQUEST.MALFORMED_JSON`). */
