@@ -33,6 +33,11 @@ const catalogue: CatalogueRow[] = [
     what: 'Gateway vs direct: throughput ratio, added p50',
     by: 'services/gateway/bench/gateway.bench.ts',
   },
+  {
+    id: 'gateway.event-stream',
+    what: 'Event stream: deliveries/s to 20 streams, Kafka publish → SSE receive p50/p99',
+    by: 'services/gateway/bench/event-stream.bench.ts',
+  },
   { id: 'invoke.1', what: 'Invoke 1-object: req/s, objects/s, p50/p99', by: 'services/routing/bench/invoke.bench.ts' },
   {
     id: 'invoke.50',
