@@ -34,6 +34,11 @@ const catalogue: CatalogueRow[] = [
     by: 'services/gateway/bench/gateway.bench.ts',
     target: '≥ 0.7 × direct at c=32; +p50 ≤ 2 ms at c=1',
   },
+  {
+    id: 'gateway.event-stream',
+    what: 'Event stream: deliveries/s to 20 streams, Kafka publish → SSE receive p50/p99',
+    by: 'services/gateway/bench/event-stream.bench.ts',
+  },
   { id: 'invoke.1', what: 'Invoke 1-object: req/s, objects/s, p50/p99', by: 'services/routing/bench/invoke.bench.ts' },
   {
     id: 'invoke.50',

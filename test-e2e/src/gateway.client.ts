@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
-import { e2eServices } from './suite';
+import { type CcClient, createClient, ok, TokenSource } from '@cc/client';
+import { e2eServices, gatewayUrl } from './suite';
 
 /** An answer of the gateway: status, headers, the raw text and the parsed JSON body (when it is JSON). */
 export interface ApiResponse<T = unknown> {
@@ -100,26 +101,27 @@ export const demoClient: Credentials = {
   clientSecret: process.env.CC_DEMO_CLIENT_SECRET ?? 'demo-secret-change-me',
 };
 
-const tokenCache = new Map<string, { token: string; until: number }>();
+// One @cc/client token source per client: tokens per scope, refreshed before expiry, one request in flight.
+const tokenSources = new Map<string, TokenSource>();
 
 /** A bearer token for one scope (POST /Auth/connect/token, HTTP Basic), cached until shortly before it expires. */
 export async function tokenFor(creds: Credentials, scope: string): Promise<string> {
-  const key = `${creds.clientId}\n${scope}`;
-  const cached = tokenCache.get(key);
-  if (cached && cached.until > Date.now()) return cached.token;
-  const res = expectStatus(
-    await call<{ access_token: string; expires_in: number }>({
-      method: 'POST',
-      path: '/Auth/connect/token',
-      body: new URLSearchParams({ grant_type: 'client_credentials', scope }).toString(),
-      contentType: 'application/x-www-form-urlencoded',
-      headers: { authorization: `Basic ${Buffer.from(`${creds.clientId}:${creds.clientSecret}`).toString('base64')}` },
-    }),
-    200,
-    `token for ${creds.clientId} (${scope})`,
-  );
-  tokenCache.set(key, { token: res.body.access_token, until: Date.now() + (res.body.expires_in - 60) * 1000 });
-  return res.body.access_token;
+  const key = `${creds.clientId}\n${creds.clientSecret}`;
+  let source = tokenSources.get(key);
+  if (!source) {
+    source = new TokenSource({
+      tokenUrl: `${gatewayUrl}/Auth/connect/token`,
+      clientId: creds.clientId,
+      clientSecret: creds.clientSecret,
+    });
+    tokenSources.set(key, source);
+  }
+  return source.token(scope);
+}
+
+/** The typed SDK (@cc/client) for a client of the gateway under test. */
+export function sdkFor(creds: Credentials): CcClient {
+  return createClient({ baseUrl: gatewayUrl, clientId: creds.clientId, clientSecret: creds.clientSecret });
 }
 
 /** A short random suffix for names (lower-case letters and digits). */
@@ -145,6 +147,8 @@ export interface Tenant {
   token(scope: Scope): Promise<string>;
   /** A request with the token of `scope`. */
   api<T = unknown>(scope: Scope, req: ApiRequest): Promise<ApiResponse<T>>;
+  /** The typed SDK as the admin client (`admin`) or the application client (its scopes). */
+  sdk: { admin: CcClient; app: CcClient };
 }
 
 /**
@@ -153,31 +157,14 @@ export interface Tenant {
  */
 export async function createTenant(
   label: string,
-  appScopes: string[] = ['interactions:write', 'agent', 'stats'],
+  appScopes: Scope[] = ['interactions:write', 'agent', 'stats'],
 ): Promise<Tenant> {
-  const operator = await tokenFor(demoClient, 'admin');
+  const operator = sdkFor(demoClient);
   const accountId = `e2e-${label}-${uniqueSuffix()}`.slice(0, 63);
-  const created = expectStatus(
-    await call<{ adminClient: Credentials }>({
-      method: 'POST',
-      path: '/admin/accounts',
-      token: operator,
-      json: { accountId, name: `E2E ${label}` },
-    }),
-    201,
-    `create account ${accountId}`,
-  );
-  const admin = created.body.adminClient;
-  const app = expectStatus(
-    await call<Credentials>({
-      method: 'POST',
-      path: '/admin/clients',
-      token: await tokenFor(admin, 'admin'),
-      json: { name: 'E2E application', scopes: appScopes },
-    }),
-    201,
-    `create application client in ${accountId}`,
-  ).body;
+  const created = await ok(operator.admin.POST('/admin/accounts', { body: { accountId, name: `E2E ${label}` } }));
+  const admin: Credentials = { clientId: created.adminClient.clientId, clientSecret: created.adminClient.clientSecret };
+  const adminSdk = sdkFor(admin);
+  const app = await ok(adminSdk.admin.POST('/admin/clients', { body: { name: 'E2E application', scopes: appScopes } }));
   const token: Tenant['token'] = (scope) => tokenFor(scope === 'admin' ? admin : app, scope);
   return {
     accountId,
@@ -185,5 +172,6 @@ export async function createTenant(
     app: { clientId: app.clientId, clientSecret: app.clientSecret },
     token,
     api: async (scope, req) => call({ ...req, token: await token(scope) }),
+    sdk: { admin: adminSdk, app: sdkFor({ clientId: app.clientId, clientSecret: app.clientSecret }) },
   };
 }

@@ -7,6 +7,8 @@ import type { Config } from './config';
 import { parseByteSize } from './domain/byte-size';
 import { checkRateLimit } from './domain/rate-limit-policy';
 import type { Upstream } from './domain/route-table';
+import { startEventStreamConsumer, streamedTopics, streamGroupId } from './events/event-stream.consumer';
+import { EventStreamHub } from './events/event-stream.hub';
 import { producedTopics } from './events/topics';
 import { createProxy } from './http/proxy.handler';
 import { ClientRateLimiter, TokenAttemptLimiter } from './http/rate-limit';
@@ -22,6 +24,9 @@ import { openGatewayStore } from './store/gateway-store';
 export interface GatewayService extends Runtime {
   keyRing?: KeyRing;
   issuer?: TokenIssuer;
+  eventStream: EventStreamHub;
+  /** True once the event stream's consumer has joined its group (also reported by /readyz). */
+  eventStreamJoined(): boolean;
 }
 
 /**
@@ -103,7 +108,31 @@ export async function startService(
   });
   runtime.onShutdown('upstream connections', async () => proxy.close());
 
-  await runtime.listen((app) =>
+  // Live events (GET /events/stream): one consumer of this instance's own, fanned out in memory.
+  const eventStream = new EventStreamHub({
+    windowEvents: config.EVENT_STREAM_WINDOW,
+    heartbeatMs: config.EVENT_STREAM_HEARTBEAT_MS,
+    maxBufferedBytes: config.EVENT_STREAM_MAX_BUFFER_BYTES,
+    maxBufferedEvents: config.EVENT_STREAM_MAX_BUFFER_EVENTS,
+    retryMs: 3000,
+    logger: logger.child({ component: 'event-stream' }),
+    metrics: runtime.metrics,
+  });
+  await runtime.ensureTopics([...streamedTopics]);
+  const streamConsumer = await startEventStreamConsumer({
+    kafka: runtime.kafka,
+    groupId: streamGroupId(config.KAFKA_GROUP_ID),
+    hub: eventStream,
+    logger,
+  });
+  // Ready once the group is joined: a stream opened before would silently miss the first events.
+  runtime.readiness.add('event-stream', async () => {
+    if (!streamConsumer.joined()) throw new Error('event stream consumer has not joined its group yet');
+  });
+  runtime.onShutdown('event stream consumer', () => streamConsumer.consumer.disconnect());
+  eventStream.start();
+
+  const server = await runtime.listen((app) =>
     mountRoutes(app, {
       verify,
       limiter: new ClientRateLimiter(),
@@ -132,9 +161,17 @@ export async function startService(
         isPlatformAdmin: async (accountId, clientId) =>
           Boolean((await store.clients.get(accountId, clientId))?.platformAdmin),
       },
+      eventStream,
       proxy: proxy.handler,
       logger,
     }),
   );
-  return Object.assign(runtime, { keyRing, issuer });
+  // Open streams never end by themselves, so the server's graceful close would wait for them until the deadline:
+  // end them when the close begins (clients reconnect, with Last-Event-ID, to another instance).
+  const close = server.close.bind(server);
+  server.close = ((callback?: (err?: Error) => void) => {
+    eventStream.closeAll();
+    return close(callback);
+  }) as typeof server.close;
+  return Object.assign(runtime, { keyRing, issuer, eventStream, eventStreamJoined: streamConsumer.joined });
 }

@@ -103,6 +103,30 @@ export const apiClientView: JsonSchema = {
   },
 };
 
+/** 201 body of POST /admin/clients: the client with its secret, shown this once. */
+export const apiClientCreated: JsonSchema = {
+  ...apiClientView,
+  required: ['clientId', 'name', 'scopes', 'clientSecret', 'createdAt'],
+};
+
+/** 201 body of POST /admin/accounts: the account and its first admin client, whose secret is shown this once. */
+export const accountCreated: JsonSchema = {
+  type: 'object',
+  required: [...(accountView.required ?? []), 'adminClient'],
+  properties: {
+    ...accountView.properties,
+    adminClient: {
+      type: 'object',
+      required: ['clientId', 'clientSecret', 'scopes'],
+      properties: {
+        clientId: text(200),
+        clientSecret: { type: 'string', maxLength: 500, description: 'Returned once; stored as a slow hash.' },
+        scopes: { type: 'array', items: { type: 'string', const: 'admin' }, minItems: 1, maxItems: 1 },
+      },
+    },
+  },
+};
+
 /** v0 credentials as the admin API shows them; the API token only in the creation response. */
 export const v0CredentialView: JsonSchema = {
   type: 'object',

@@ -1,10 +1,12 @@
 import { type Logger, leaveBodiesUnparsed, type Principal } from '@cc/kit';
 import type { Express } from 'express';
 import { resolveRoute } from '../domain/route-table';
+import type { EventStreamHub } from '../events/event-stream.hub';
 import type { AccountLimits } from '../identity/account-limits';
 import { type AdminRoutesDeps, adminRoutes } from './admin.handler';
 import { cors } from './cors.middleware';
 import { docsRoutes } from './docs.handler';
+import { eventStreamRoutes } from './event-stream.handler';
 import { authenticate, proxiedBodyRules, rateLimit, resolveRequestRoute } from './guard.middleware';
 import type { ClientRateLimiter } from './rate-limit';
 import { type TokenRoutesDeps, tokenRoutes } from './token.handler';
@@ -20,6 +22,8 @@ export interface GatewayHttpDeps {
   mediaBodyLimitBytes?: number;
   token: TokenRoutesDeps;
   admin: AdminRoutesDeps;
+  /** Live events per account (GET /events/stream). */
+  eventStream: EventStreamHub;
   /** Streams routed requests to the owning services. */
   proxy: import('express').RequestHandler;
   logger: Logger;
@@ -27,7 +31,8 @@ export interface GatewayHttpDeps {
 
 /**
  * Mounts the gateway, in order: CORS, route resolution (400/404/405), token and docs endpoints (public),
- * authentication and scope (401/403), per-client rate limit (429), the gateway's own admin API, then the body
+ * authentication and scope (401/403), per-client rate limit (429), the event stream and the gateway's own admin API,
+ * then the body
  * rules (415/413) and the proxy to the owning service.
  */
 export function mountRoutes(app: Express, deps: GatewayHttpDeps): void {
@@ -43,6 +48,7 @@ export function mountRoutes(app: Express, deps: GatewayHttpDeps): void {
   app.use(docsRoutes());
   app.use(authenticate(deps.verify));
   app.use(rateLimit(deps.limiter, deps.accountLimits));
+  app.use(eventStreamRoutes(deps.eventStream));
   app.use(adminRoutes(deps.admin));
   app.use(proxiedBodyRules(deps.bodyLimitBytes, deps.mediaBodyLimitBytes));
   app.use(deps.proxy);
