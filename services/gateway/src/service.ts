@@ -10,6 +10,7 @@ import './domain/errors';
 import { checkRateLimit } from './domain/rate-limit-policy';
 import type { Upstream } from './domain/route-table';
 import { producedTopics } from './events/topics';
+import { locateConsole } from './http/console.handler';
 import { createProxy } from './http/proxy.handler';
 import { ClientRateLimiter, TokenAttemptLimiter } from './http/rate-limit';
 import { mountRoutes } from './http/routes';
@@ -106,6 +107,9 @@ export async function startService(
   });
   runtime.onShutdown('upstream connections', async () => proxy.close());
 
+  const consoleDir = locateConsole(config.CONSOLE_DIR);
+  if (!consoleDir) logger.warn('operator console not built: /console answers 404 (pnpm --filter @cc/console build)');
+
   await runtime.listen((app) =>
     mountRoutes(app, {
       verify,
@@ -135,6 +139,7 @@ export async function startService(
         isPlatformAdmin: async (accountId, clientId) =>
           Boolean((await store.clients.get(accountId, clientId))?.platformAdmin),
       },
+      ...(consoleDir ? { consoleDir } : {}),
       proxy: proxy.handler,
       logger,
     }),

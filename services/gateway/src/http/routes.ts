@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import { resolveRoute } from '../domain/route-table';
 import type { AccountLimits } from '../identity/account-limits';
 import { type AdminRoutesDeps, adminRoutes } from './admin.handler';
+import { consoleRoutes } from './console.handler';
 import { cors } from './cors.middleware';
 import { docsRoutes } from './docs.handler';
 import { authenticate, proxiedBodyRules, rateLimit, resolveRequestRoute } from './guard.middleware';
@@ -20,13 +21,15 @@ export interface GatewayHttpDeps {
   mediaBodyLimitBytes?: number;
   token: TokenRoutesDeps;
   admin: AdminRoutesDeps;
+  /** Folder of the built console (index.html, assets/), or undefined: /console then answers 404. */
+  consoleDir?: string;
   /** Streams routed requests to the owning services. */
   proxy: import('express').RequestHandler;
   logger: Logger;
 }
 
 /**
- * Mounts the gateway, in order: CORS, route resolution (400/404/405), token and docs endpoints (public),
+ * Mounts the gateway, in order: CORS, route resolution (400/404/405), token, docs and console endpoints (public),
  * authentication and scope (401/403), per-client rate limit (429), the gateway's own admin API, then the body
  * rules (415/413) and the proxy to the owning service.
  */
@@ -41,6 +44,7 @@ export function mountRoutes(app: Express, deps: GatewayHttpDeps): void {
   app.use(resolveRequestRoute);
   app.use(tokenRoutes(deps.token));
   app.use(docsRoutes());
+  app.use(consoleRoutes(deps.consoleDir));
   app.use(authenticate(deps.verify));
   app.use(rateLimit(deps.limiter, deps.accountLimits));
   app.use(adminRoutes(deps.admin));
