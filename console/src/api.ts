@@ -99,13 +99,28 @@ export class ConsoleApi {
     query: Record<string, string | number | undefined> = {},
     maxPages = 10,
   ): Promise<T[]> {
+    return (await this.pages<T>(scope, path, query, maxPages)).items;
+  }
+
+  /** Every item of a paged list and the first page's `upTo` (the watermark the window was complete to). */
+  async pages<T>(
+    scope: Scope,
+    path: string,
+    query: Record<string, string | number | undefined> = {},
+    maxPages = 10,
+  ): Promise<{ items: T[]; upTo?: string }> {
     const items: T[] = [];
+    let upTo: string | undefined;
     for (let page = 1; page <= maxPages; page++) {
-      const r = await this.get<{ items: T[]; meta?: { pageCount?: number } }>(scope, path, { ...query, page });
+      const r = await this.get<{ items: T[]; meta?: { pageCount?: number }; upTo?: string }>(scope, path, {
+        ...query,
+        page,
+      });
       items.push(...r.items);
+      upTo ??= r.upTo;
       if (!r.meta?.pageCount || page >= r.meta.pageCount) break;
     }
-    return items;
+    return upTo ? { items, upTo } : { items };
   }
 
   /** A request with the token of `scope`; throws ApiError on a non-2xx answer. */

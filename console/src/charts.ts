@@ -16,7 +16,7 @@ export interface SummaryBar {
   handle: BarSegment[];
   /** Presence time by state, stacked (Ready, Away, ExtendedAway, LoggedOut). */
   presence: BarSegment[];
-  /** The bucket was revised after it was first written (late data): revision above 1. */
+  /** The period was revised by late data (see {@link watchRevisions}). */
   revised: boolean;
 }
 
@@ -41,8 +41,40 @@ function stack(order: readonly string[], entries: { type: string; totalTime: num
   });
 }
 
-/** Groups agent summaries into stacked bars per agent, sorted by agent then time. */
-export function summaryBars(items: AgentSummary[]): AgentBars[] {
+/** The key of one agent's period. */
+export const periodKey = (s: Pick<AgentSummary, 'agentId' | 'timestamp'>): string => `${s.agentId} ${s.timestamp}`;
+
+/** What the Workforce page remembers between fetches, to spot late data. */
+export interface RevisionWatch {
+  /** `upTo` of the previous response: everything before it had been aggregated then. */
+  upTo?: string;
+  /** Revision of each period at the previous fetch. */
+  seen: Map<string, number>;
+  /** Periods found revised by late data so far. */
+  late: Set<string>;
+}
+
+/**
+ * Records a fresh response: a period that had already ended by the previous response's `upTo` and that now
+ * has a higher revision (or appears for the first time) was changed by a late event. The contract's revision
+ * grows with every event, including those inside a running period, so revision > 1 alone says nothing.
+ */
+export function watchRevisions(watch: RevisionWatch, items: AgentSummary[], upTo: string | undefined): void {
+  const before = watch.upTo ? Date.parse(watch.upTo) : undefined;
+  for (const s of items) {
+    const key = periodKey(s);
+    const ended = Date.parse(s.timestamp) + 15 * 60_000;
+    const previous = watch.seen.get(key);
+    if (before !== undefined && ended <= before && (previous === undefined || s.revision > previous)) {
+      watch.late.add(key);
+    }
+    watch.seen.set(key, s.revision);
+  }
+  if (upTo) watch.upTo = upTo;
+}
+
+/** Groups agent summaries into stacked bars per agent, sorted by agent then time; `late` marks revised periods. */
+export function summaryBars(items: AgentSummary[], late: ReadonlySet<string> = new Set()): AgentBars[] {
   const byAgent = new Map<string, SummaryBar[]>();
   for (const s of items) {
     const bars = byAgent.get(s.agentId) ?? [];
@@ -51,7 +83,7 @@ export function summaryBars(items: AgentSummary[]): AgentBars[] {
       revision: s.revision,
       handle: stack(handleStates, s.interactions.handleTime),
       presence: stack(presenceStates, s.presence.states),
-      revised: s.revision > 1,
+      revised: late.has(periodKey(s)),
     });
     byAgent.set(s.agentId, bars);
   }
@@ -72,26 +104,29 @@ export function timeSplit(parts: Record<string, number>): { label: string; secon
 /** One turn of a transcript. */
 export interface Turn {
   speaker: string;
+  /** Offset into the call (`mm:ss.s`), when the transcript gives one. */
+  at?: string;
   text: string;
 }
 
 /**
- * Splits a transcript (`Agent: ... Customer: ...`, the analysis API's text form) into turns by speaker;
- * text before any speaker label is one turn of speaker `Unknown`.
+ * Splits a transcript into turns by speaker. Two text forms are read: the analysis service's
+ * `[00:01.2 Agent] thank you for calling` (one turn a line) and the spec's example `Agent: ... Customer: ...`;
+ * text before any speaker label is a turn of speaker `Unknown`.
  */
 export function transcriptTurns(transcript: string | null | undefined): Turn[] {
   if (!transcript) return [];
-  const re = /(^|\s)(Agent|Customer):\s*/g;
+  const re = /(?:^|\s)(?:\[(\d+:\d+(?:\.\d+)?) (Agent|Customer)\]|(Agent|Customer):)\s*/g;
   const turns: Turn[] = [];
-  let speaker = 'Unknown';
+  let current: Omit<Turn, 'text'> = { speaker: 'Unknown' };
   let last = 0;
   for (let m = re.exec(transcript); m; m = re.exec(transcript)) {
     const text = transcript.slice(last, m.index).trim();
-    if (text) turns.push({ speaker, text });
-    speaker = m[2] as string;
+    if (text) turns.push({ ...current, text });
+    current = m[1] ? { speaker: m[2] as string, at: m[1] } : { speaker: m[3] as string };
     last = m.index + m[0].length;
   }
   const rest = transcript.slice(last).trim();
-  if (rest) turns.push({ speaker, text: rest });
+  if (rest) turns.push({ ...current, text: rest });
   return turns;
 }

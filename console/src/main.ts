@@ -112,6 +112,8 @@ function route(): void {
   document.title = `${page.title} · cc-suite console`;
   replace(main);
   stopPage = page.render(main, api, rest.map(decodeURIComponent));
+  // Screen readers and keyboard users land at the new page's content, not back at the top of the document.
+  if (document.activeElement?.closest('nav')) main.focus();
 }
 
 window.addEventListener('hashchange', route);

@@ -1,5 +1,5 @@
 import type { AgentSummary } from '@cc/contracts';
-import { summaryBars, timeSplit, transcriptTurns } from '../src/charts';
+import { periodKey, type RevisionWatch, summaryBars, timeSplit, transcriptTurns, watchRevisions } from '../src/charts';
 
 const summary = (agentId: string, timestamp: string, revision: number, connected: number): AgentSummary =>
   ({
@@ -24,11 +24,14 @@ const summary = (agentId: string, timestamp: string, revision: number, connected
 
 describe('summaryBars', () => {
   it('stacks handle time and presence in a fixed order, per agent in time order, and marks revised buckets', () => {
-    const bars = summaryBars([
-      summary('b', '2026-01-01T10:15:00.000Z', 1, 100),
-      summary('a', '2026-01-01T10:15:00.000Z', 3, 200),
-      summary('a', '2026-01-01T10:00:00.000Z', 1, 50),
-    ]);
+    const bars = summaryBars(
+      [
+        summary('b', '2026-01-01T10:15:00.000Z', 1, 100),
+        summary('a', '2026-01-01T10:15:00.000Z', 3, 200),
+        summary('a', '2026-01-01T10:00:00.000Z', 1, 50),
+      ],
+      new Set(['a 2026-01-01T10:15:00.000Z']),
+    );
     expect(bars.map((a) => [a.agentId, a.bars.map((b) => b.timestamp.slice(11, 16))])).toEqual([
       ['a', ['10:00', '10:15']],
       ['b', ['10:15']],
@@ -46,6 +49,27 @@ describe('summaryBars', () => {
       ['Ready', 0, 840],
       ['Away', 840, 60],
     ]);
+  });
+});
+
+describe('watchRevisions', () => {
+  it('marks a period revised by late data only when it had ended before the previous fetch and its revision grew', () => {
+    const watch: RevisionWatch = { seen: new Map(), late: new Set() };
+    const ended = summary('a', '2026-01-01T10:00:00.000Z', 4, 10);
+    const running = summary('a', '2026-01-01T10:15:00.000Z', 2, 10);
+    watchRevisions(watch, [ended, running], '2026-01-01T10:20:00.000Z');
+    expect(watch.late.size).toBe(0);
+    // Later: the running period grew (normal), the ended one grew (late event), and an ended one appeared.
+    const appeared = summary('b', '2026-01-01T10:00:00.000Z', 1, 10);
+    watchRevisions(
+      watch,
+      [{ ...ended, revision: 5 }, { ...running, revision: 9 }, appeared],
+      '2026-01-01T10:40:00.000Z',
+    );
+    expect([...watch.late].sort()).toEqual([periodKey(ended), periodKey(appeared)]);
+    // The period that was running at the previous fetch and grows again after it ended is late too.
+    watchRevisions(watch, [{ ...running, revision: 10 }], '2026-01-01T10:50:00.000Z');
+    expect(watch.late.has(periodKey(running))).toBe(true);
   });
 });
 
@@ -67,6 +91,15 @@ describe('transcriptTurns', () => {
       { speaker: 'Agent', text: 'Hello, how can I help?' },
       { speaker: 'Customer', text: 'I would like a refund.' },
       { speaker: 'Agent', text: 'Sure.' },
+    ]);
+    expect(
+      transcriptTurns(
+        '[00:00.8 Agent] thank you for calling\n[00:04.8 Customer] i would like to cancel\n[01:09.4 Agent] sure',
+      ),
+    ).toEqual([
+      { speaker: 'Agent', at: '00:00.8', text: 'thank you for calling' },
+      { speaker: 'Customer', at: '00:04.8', text: 'i would like to cancel' },
+      { speaker: 'Agent', at: '01:09.4', text: 'sure' },
     ]);
     expect(transcriptTurns('hello there')).toEqual([{ speaker: 'Unknown', text: 'hello there' }]);
     expect(transcriptTurns(null)).toEqual([]);

@@ -42,7 +42,7 @@ export const analysisPage: Page = {
         const a = await api.json<Analysis>(
           'interaction-content:read',
           'GET',
-          `/conversation-analyzer/interactions/${encodeURIComponent(id)}`,
+          `/conversation-analyzer/interactions/${encodeURIComponent(id)}?transcript=true`,
           undefined,
           'application/vnd.cc-suite.v3+json',
         );
@@ -89,7 +89,12 @@ export const analysisPage: Page = {
     };
     form.addEventListener('submit', (e) => {
       e.preventDefault();
-      if (guid.value.trim()) location.hash = `#/analysis/${encodeURIComponent(guid.value.trim())}`;
+      const id = guid.value.trim();
+      if (!id) return;
+      const hash = `#/analysis/${encodeURIComponent(id)}`;
+      // The same call again (e.g. still processing): load it again, the hash does not change.
+      if (location.hash === hash) void show(id);
+      else location.hash = hash;
     });
     if (args[0]) void show(args[0]);
 
@@ -176,6 +181,14 @@ function transcriptView(transcript: string | null | undefined): HTMLElement {
   return h(
     'ol',
     { class: 'transcript' },
-    turns.map((t) => h('li', { class: `turn ${t.speaker.toLowerCase()}` }, h('strong', {}, `${t.speaker}: `), t.text)),
+    turns.map((t) =>
+      h(
+        'li',
+        { class: `turn ${t.speaker.toLowerCase()}` },
+        t.at ? h('span', { class: 'muted' }, `${t.at} `) : '',
+        h('strong', {}, `${t.speaker}: `),
+        t.text,
+      ),
+    ),
   );
 }

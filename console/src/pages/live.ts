@@ -246,6 +246,7 @@ export const livePage: Page = {
       if (applyEvent(state as LiveState, ev)) draw();
     };
 
+    draw();
     (async () => {
       await poll();
       try {

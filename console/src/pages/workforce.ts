@@ -1,5 +1,12 @@
 import type { AgentSummary } from '@cc/contracts';
-import { type AgentBars, handleStates, presenceStates, summaryBars } from '../charts';
+import {
+  type AgentBars,
+  handleStates,
+  presenceStates,
+  type RevisionWatch,
+  summaryBars,
+  watchRevisions,
+} from '../charts';
 import { duration, errorLine, h, localInputValue, replace, svg } from '../dom';
 import type { Page } from './page';
 
@@ -40,24 +47,31 @@ export const workforcePage: Page = {
         {},
         'Agent summaries per 15-minute period: handle time by state (left bar) and presence (right bar). ',
         h('span', { class: 'marker-key' }, '▲'),
-        ' marks a period revised by late data.',
+        ' marks a period revised by late data since the page opened (refreshed every 15 s).',
       ),
       form,
       legend(),
       out,
     );
     let stopped = false;
-    const load = async (): Promise<void> => {
-      replace(out, h('p', {}, 'Loading…'));
+    let watch: RevisionWatch = { seen: new Map(), late: new Set() };
+    let watchedFrom = '';
+    const load = async (quiet = false): Promise<void> => {
+      if (!quiet) replace(out, h('p', {}, 'Loading…'));
       try {
         const from = new Date(start.value).toISOString();
-        const [items, agents] = await Promise.all([
-          api.all<AgentSummary>('stats', '/stats/wfm/agent-summaries', { start: from, limit: 1000 }, 5),
+        const [page, agents] = await Promise.all([
+          api.pages<AgentSummary>('stats', '/stats/wfm/agent-summaries', { start: from, limit: 1000 }, 5),
           api.all<{ agentId: string; username: string }>('admin', '/admin/agents', { limit: 100 }),
         ]);
         if (stopped) return;
+        // Late data shows between two fetches of the same window (refreshed every 15 s while the page is open).
+        if (from !== watchedFrom) watch = { seen: new Map(), late: new Set() };
+        watchedFrom = from;
+        watchRevisions(watch, page.items, page.upTo);
+        const items = page.items;
         const names = new Map(agents.map((a) => [a.agentId, a.username]));
-        const bars = summaryBars(items);
+        const bars = summaryBars(items, watch.late);
         replace(
           out,
           bars.length
@@ -73,8 +87,10 @@ export const workforcePage: Page = {
       void load();
     });
     void load();
+    const timer = setInterval(() => void load(true), 15_000);
     return () => {
       stopped = true;
+      clearInterval(timer);
     };
   },
 };
@@ -147,13 +163,14 @@ function agentChart(agent: AgentBars, name: string): HTMLElement {
       return svg(
         'g',
         { 'data-bucket': b.timestamp, 'data-revision': b.revision },
+        svg('title', {}, `${t.toLocaleTimeString()}: revision ${b.revision}`),
         segs(b.handle, 0),
         segs(b.presence, barW),
         b.revised
           ? svg(
               'path',
               { d: `M${x + barW - 5} ${top - 2} l5 -9 l5 9 z`, fill: '#8a1c1c', class: 'revision-marker' },
-              svg('title', {}, `revision ${b.revision}: revised by late data`),
+              svg('title', {}, `revised by late data (revision ${b.revision})`),
             )
           : null,
         svg(

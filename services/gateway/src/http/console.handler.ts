@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { AppError } from '@cc/kit';
 import express, { Router } from 'express';
@@ -44,13 +45,19 @@ function securityHeaders(res: express.Response): void {
  */
 export function consoleRoutes(dir: string | undefined): Router {
   const r = Router();
-  const index = dir ? readFileSync(join(dir, 'index.html')) : undefined;
-  const page: express.RequestHandler = (_req, res) => {
-    if (!index) throw new AppError('REQUEST.NOT_FOUND', 'The console is not built (pnpm --filter @cc/console build)');
-    securityHeaders(res);
-    // The page names the current hashed assets: never cache it.
-    res.setHeader('Cache-Control', 'no-cache');
-    res.type('html').send(index);
+  const page: express.RequestHandler = async (_req, res, next) => {
+    if (!dir)
+      return next(new AppError('REQUEST.NOT_FOUND', 'The console is not built (node scripts/build-console.cjs)'));
+    try {
+      // Read per request (it is small): a rebuild while the gateway runs names new hashed assets.
+      const index = await readFile(join(dir, 'index.html'));
+      securityHeaders(res);
+      // The page names the current hashed assets: never cache it.
+      res.setHeader('Cache-Control', 'no-cache');
+      res.type('html').send(index);
+    } catch (err) {
+      next(err);
+    }
   };
   r.get(['/console', '/console/', '/console/index.html'], page);
   if (dir) {
