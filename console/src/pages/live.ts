@@ -221,6 +221,8 @@ export const livePage: Page = {
     };
 
     const handle = (type: string, data: string): void => {
+      // The gateway lost our place (restart, another instance, a resume older than its window): reload from REST.
+      if (type === 'stream.reset') return void poll();
       let ev: StreamEvent;
       try {
         ev = JSON.parse(data) as StreamEvent;
