@@ -12,6 +12,7 @@ export * from './schemas/agent-desktop';
 export * from './schemas/analysis';
 export * from './schemas/auth';
 export * from './schemas/common';
+export * from './schemas/event-stream';
 export * from './schemas/events/index';
 export * from './schemas/interactions';
 export * from './schemas/notification';

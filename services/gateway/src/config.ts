@@ -54,6 +54,23 @@ export const configSpec = {
   }),
   ACCOUNT_CACHE_MS: num({ default: 30_000, desc: 'How long rate-limit overrides of an account are cached' }),
   SIGNING_KEY_RELOAD_MS: num({ default: 30_000, desc: 'How often the signing keys are re-read from the store' }),
+  KAFKA_GROUP_ID: str({
+    default: 'gateway',
+    desc: 'Prefix of the event stream consumer group; each instance adds its own suffix (every instance reads every event)',
+  }),
+  EVENT_STREAM_WINDOW: num({
+    default: 10_000,
+    desc: 'Events (all accounts) kept in memory for Last-Event-ID resume of GET /events/stream',
+  }),
+  EVENT_STREAM_HEARTBEAT_MS: num({ default: 15_000, desc: 'Heartbeat comment interval of GET /events/stream' }),
+  EVENT_STREAM_MAX_BUFFER_BYTES: num({
+    default: 1_048_576,
+    desc: 'An event stream with more unsent bytes than this is closed (slow consumer)',
+  }),
+  EVENT_STREAM_MAX_BUFFER_EVENTS: num({
+    default: 1000,
+    desc: 'An event stream with more events waiting behind a full socket than this is closed (slow consumer)',
+  }),
   CC_DEMO_SEED: bool({ default: false, desc: 'Seed the demo account, client and v0 credentials at start' }),
   CC_DEMO_CLIENT_ID: str({ default: 'demo-client', desc: 'Client id of the demo client (every scope)' }),
   CC_DEMO_CLIENT_SECRET: str({ default: 'demo-secret-change-me', desc: 'Secret of the demo client' }),

@@ -9,6 +9,8 @@ import { parseByteSize } from './domain/byte-size';
 import './domain/errors';
 import { checkRateLimit } from './domain/rate-limit-policy';
 import type { Upstream } from './domain/route-table';
+import { startEventStreamConsumer, streamedTopics, streamGroupId } from './events/event-stream.consumer';
+import { EventStreamHub } from './events/event-stream.hub';
 import { producedTopics } from './events/topics';
 import { locateConsole } from './http/console.handler';
 import { createProxy } from './http/proxy.handler';
@@ -25,6 +27,7 @@ import { openGatewayStore } from './store/gateway-store';
 export interface GatewayService extends Runtime {
   keyRing?: KeyRing;
   issuer?: TokenIssuer;
+  eventStream: EventStreamHub;
 }
 
 /**
@@ -110,7 +113,31 @@ export async function startService(
   const consoleDir = locateConsole(config.CONSOLE_DIR);
   if (!consoleDir) logger.warn('operator console not built: /console answers 404 (pnpm --filter @cc/console build)');
 
-  await runtime.listen((app) =>
+  // Live events (GET /events/stream): one consumer of this instance's own, fanned out in memory.
+  const eventStream = new EventStreamHub({
+    windowEvents: config.EVENT_STREAM_WINDOW,
+    heartbeatMs: config.EVENT_STREAM_HEARTBEAT_MS,
+    maxBufferedBytes: config.EVENT_STREAM_MAX_BUFFER_BYTES,
+    maxBufferedEvents: config.EVENT_STREAM_MAX_BUFFER_EVENTS,
+    retryMs: 3000,
+    logger: logger.child({ component: 'event-stream' }),
+    metrics: runtime.metrics,
+  });
+  await runtime.ensureTopics([...streamedTopics]);
+  const streamConsumer = await startEventStreamConsumer({
+    kafka: runtime.kafka,
+    groupId: streamGroupId(config.KAFKA_GROUP_ID),
+    hub: eventStream,
+    logger,
+  });
+  // Ready once the group is joined: a stream opened before would silently miss the first events.
+  runtime.readiness.add('event-stream', async () => {
+    if (!streamConsumer.joined()) throw new Error('event stream consumer has not joined its group yet');
+  });
+  runtime.onShutdown('event stream consumer', () => streamConsumer.consumer.disconnect());
+  eventStream.start();
+
+  const server = await runtime.listen((app) =>
     mountRoutes(app, {
       verify,
       limiter: new ClientRateLimiter(),
@@ -140,9 +167,17 @@ export async function startService(
           Boolean((await store.clients.get(accountId, clientId))?.platformAdmin),
       },
       ...(consoleDir ? { consoleDir } : {}),
+      eventStream,
       proxy: proxy.handler,
       logger,
     }),
   );
-  return Object.assign(runtime, { keyRing, issuer });
+  // Open streams never end by themselves, so the server's graceful close would wait for them until the deadline:
+  // end them when the close begins (clients reconnect, with Last-Event-ID, to another instance).
+  const close = server.close.bind(server);
+  server.close = ((callback?: (err?: Error) => void) => {
+    eventStream.closeAll();
+    return close(callback);
+  }) as typeof server.close;
+  return Object.assign(runtime, { keyRing, issuer, eventStream });
 }

@@ -411,6 +411,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live events of the token's account (Server-Sent Events)
+         * @description Server-Sent Events of the token's account, read live from Kafka by the gateway: interaction (`cc.interaction.v1`), agent-activity (`cc.agent-activity.v1`), notification-delivery (`cc.notification-delivery.v1`) and analysis (`cc.analysis.v1`) events (types and data schemas: the AsyncAPI document). Events of other accounts are never sent.
+         *
+         *     Each message is `id: <cursor>`, `event: <CloudEvents type, e.g. interaction.assigned>`, `data: <the CloudEvents envelope JSON as on Kafka, one line>`. The cursor is opaque.
+         *     - Starts with `retry: 3000` and, without a resume, the comment `: stream open`; then only events arriving from now on.
+         *     - A comment `: heartbeat` every 15 s keeps idle connections open through proxies.
+         *     - **Resume**: reconnect with `Last-Event-ID` (EventSource does it by itself; or the `lastEventId` query parameter). The gateway keeps the last events of all accounts in a bounded in-memory window (10 000 by default): the account's events after the id are replayed, then live ones follow. When the id is older than the window, from another gateway instance or from before a restart, the stream sends one `stream.reset` event (its id is the current position; data `{reason, lastEventId}`, reason `outside-window` or `unknown-cursor`) and continues live: reload state from the APIs.
+         *     - **Slow consumers**: a connection whose unsent output exceeds the gateway's bound (1 MiB or 1000 waiting events by default) is closed; reconnect with `Last-Event-ID`.
+         *     - Browsers' EventSource cannot send the Authorization header: read the stream with fetch (the token must not go in the URL).
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/interactions/{id}/trace": {
         parameters: {
             query?: never;
@@ -713,6 +740,15 @@ export interface components {
                 }[];
                 winner: string | null;
             }[];
+        };
+        StreamReset: {
+            /**
+             * @description `outside-window`: events after it were already evicted from the resume window; `unknown-cursor`: the id is from another gateway instance, from before a restart, or malformed.
+             * @enum {string}
+             */
+            reason: "unknown-cursor" | "outside-window";
+            /** @description The id the client asked to resume after. */
+            lastEventId: string;
         };
     };
     responses: never;
@@ -7341,6 +7377,131 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "The agent is logged in.",
                      *       "code": "REQUEST.CONFLICT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests from this client; retry after `Retry-After` seconds (`REQUEST.RATE_LIMITED`). */
+            429: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/request-rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests from this client",
+                     *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event id, for clients that cannot set the `Last-Event-ID` header on their first connection (the header wins when both are given). */
+                lastEventId?: string;
+            };
+            header?: {
+                /** @description Resume after this event id (the `id` of the last event received). */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream (never ends by itself). Events: the CloudEvents types of the four topics, and `stream.reset` (data: StreamReset). */
+            200: {
+                headers: {
+                    /** @description Request id; quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 3000
+                     *
+                     *     id: Yk3q9QdZ.41
+                     *     event: interaction.assigned
+                     *     data: {"specversion":"1.0","id":"5d0c…","source":"/cc/routing","type":"interaction.assigned","time":"2026-01-05T09:30:00.000Z","subject":"0b6f…","accountid":"acme","datacontenttype":"application/json","data":{…}}
+                     *
+                     *     : heartbeat
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description `lastEventId` or `Last-Event-ID` is empty or too long, or the query has other parameters (`REQUEST.VALIDATION`). */
+            400: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/request-validation",
+                     *       "title": "Request is invalid",
+                     *       "status": 400,
+                     *       "detail": "`lastEventId` or `Last-Event-ID` is empty or too long, or the query has other parameters.",
+                     *       "code": "REQUEST.VALIDATION"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token, or a malformed, wrongly signed or expired one (`AUTH.UNAUTHENTICATED`). */
+            401: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/auth-unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No token, or a malformed, wrongly signed or expired one.",
+                     *       "code": "AUTH.UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope this operation requires (`AUTH.FORBIDDEN`). */
+            403: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/auth-forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token lacks the scope this operation requires.",
+                     *       "code": "AUTH.FORBIDDEN"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

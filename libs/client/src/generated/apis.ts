@@ -183,6 +183,9 @@ export const operationScopes: Record<keyof ApiPaths, Record<string, readonly str
     "DELETE /admin/agents/{id}": [
       "admin"
     ],
+    "GET /events/stream": [
+      "admin"
+    ],
     "GET /admin/interactions/{id}/trace": [
       "admin"
     ]

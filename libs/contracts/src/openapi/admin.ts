@@ -34,6 +34,7 @@ import {
   v0CredentialView,
 } from '../schemas/admin';
 import { listOf } from '../schemas/common';
+import { eventStreamQuery, maxLastEventIdLength, streamReset } from '../schemas/event-stream';
 import { providerView } from '../schemas/providers';
 import { apiVersions } from '../versions';
 import {
@@ -122,7 +123,27 @@ Decisions this suite made:
 - Names (skills, routes, plans, agents' usernames) are unique case-insensitively within an account; PUT creates or replaces by name (201 / 200); DELETE answers 204; deleting something still referenced (a plan used by a route, a skill held by an agent) is 409.
 - Secrets (client secrets, v0 API tokens, provider signing secrets) are returned once, at creation or rotation.
 - Listings are paged like statistics (\`page\`, \`limit\` default ${limits.defaultPageLimit}, max ${limits.maxPageLimit}) with envelope \`{meta, items}\`.
-- Feature-flag changes are published as \`account.feature-flags-changed\` on cc.account.v1.`;
+- Feature-flag changes are published as \`account.feature-flags-changed\` on cc.account.v1.
+- GET /events/stream (scope \`admin\`) streams the account's events live as Server-Sent Events (served by the gateway).`;
+
+const streamExample = `retry: 3000
+
+id: Yk3q9QdZ.41
+event: interaction.assigned
+data: {"specversion":"1.0","id":"5d0c…","source":"/cc/routing","type":"interaction.assigned","time":"2026-01-05T09:30:00.000Z","subject":"0b6f…","accountid":"acme","datacontenttype":"application/json","data":{…}}
+
+: heartbeat
+
+`;
+
+const streamDescription = `Server-Sent Events of the token's account, read live from Kafka by the gateway: interaction (\`cc.interaction.v1\`), agent-activity (\`cc.agent-activity.v1\`), notification-delivery (\`cc.notification-delivery.v1\`) and analysis (\`cc.analysis.v1\`) events (types and data schemas: the AsyncAPI document). Events of other accounts are never sent.
+
+Each message is \`id: <cursor>\`, \`event: <CloudEvents type, e.g. interaction.assigned>\`, \`data: <the CloudEvents envelope JSON as on Kafka, one line>\`. The cursor is opaque.
+- Starts with \`retry: 3000\` and, without a resume, the comment \`: stream open\`; then only events arriving from now on.
+- A comment \`: heartbeat\` every 15 s keeps idle connections open through proxies.
+- **Resume**: reconnect with \`Last-Event-ID\` (EventSource does it by itself; or the \`lastEventId\` query parameter). The gateway keeps the last events of all accounts in a bounded in-memory window (10 000 by default): the account's events after the id are replayed, then live ones follow. When the id is older than the window, from another gateway instance or from before a restart, the stream sends one \`stream.reset\` event (its id is the current position; data \`{reason, lastEventId}\`, reason \`outside-window\` or \`unknown-cursor\`) and continues live: reload state from the APIs.
+- **Slow consumers**: a connection whose unsent output exceeds the gateway's bound (1 MiB or 1000 waiting events by default) is closed; reconnect with \`Last-Event-ID\`.
+- Browsers' EventSource cannot send the Authorization header: read the stream with fetch (the token must not go in the URL).`;
 
 const conflict = { 409: 'Still referenced, or the name exists with another case (`REQUEST.CONFLICT`).' };
 
@@ -473,6 +494,44 @@ export const adminDocument: OpenApiObject = assemble(
           errors: { 409: 'The agent is logged in.' },
         }),
       },
+      '/events/stream': {
+        get: {
+          operationId: 'streamEvents',
+          tags: ['Event stream'],
+          summary: "Live events of the token's account (Server-Sent Events)",
+          description: streamDescription,
+          security: requireScope('admin'),
+          parameters: [
+            ...parameters('query', eventStreamQuery),
+            {
+              name: 'Last-Event-ID',
+              in: 'header',
+              required: false,
+              description: 'Resume after this event id (the `id` of the last event received).',
+              schema: { type: 'string', minLength: 1, maxLength: maxLastEventIdLength },
+            },
+          ],
+          responses: {
+            '200': {
+              description:
+                'The event stream (never ends by itself). Events: the CloudEvents types of the four topics, and `stream.reset` (data: StreamReset).',
+              headers: {
+                'x-request-id': {
+                  description: 'Request id; quote it when reporting a problem.',
+                  schema: { type: 'string', maxLength: 200 },
+                },
+              },
+              content: { 'text/event-stream': { schema: { type: 'string' }, example: streamExample } },
+            },
+            ...problems({
+              400: '`lastEventId` or `Last-Event-ID` is empty or too long, or the query has other parameters (`REQUEST.VALIDATION`).',
+              401: true,
+              403: true,
+              429: true,
+            }),
+          },
+        },
+      },
       '/admin/interactions/{id}/trace': {
         get: op({
           id: 'getRoutingTrace',
@@ -511,5 +570,6 @@ export const adminDocument: OpenApiObject = assemble(
     Agent: agentView,
     AgentWrite: agentWrite,
     RoutingTrace: routingTrace,
+    StreamReset: streamReset,
   },
 );

@@ -81,6 +81,7 @@ export const routeTable: readonly RouteRule[] = [
     target: 'gateway',
     access: scope('admin'),
   },
+  { name: 'event-stream', pattern: /^\/events\/stream$/, target: 'gateway', access: scope('admin') },
   { name: 'agent-desktop', pattern: /^\/agent-desktop\/.+$/, target: 'routing', access: scope('agent') },
   { name: 'agent-summaries', pattern: under('/stats/wfm'), target: 'summaries', access: scope('stats') },
   { name: 'statistics', pattern: under('/stats'), target: 'statistics', access: scope('stats') },

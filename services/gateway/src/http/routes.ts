@@ -1,11 +1,13 @@
 import { type Logger, leaveBodiesUnparsed, type Principal } from '@cc/kit';
 import type { Express } from 'express';
 import { resolveRoute } from '../domain/route-table';
+import type { EventStreamHub } from '../events/event-stream.hub';
 import type { AccountLimits } from '../identity/account-limits';
 import { type AdminRoutesDeps, adminRoutes } from './admin.handler';
 import { consoleRoutes } from './console.handler';
 import { cors } from './cors.middleware';
 import { docsRoutes } from './docs.handler';
+import { eventStreamRoutes } from './event-stream.handler';
 import { authenticate, proxiedBodyRules, rateLimit, resolveRequestRoute } from './guard.middleware';
 import type { ClientRateLimiter } from './rate-limit';
 import { type TokenRoutesDeps, tokenRoutes } from './token.handler';
@@ -23,6 +25,8 @@ export interface GatewayHttpDeps {
   admin: AdminRoutesDeps;
   /** Folder of the built console (index.html, assets/), or undefined: /console then answers 404. */
   consoleDir?: string;
+  /** Live events per account (GET /events/stream). */
+  eventStream: EventStreamHub;
   /** Streams routed requests to the owning services. */
   proxy: import('express').RequestHandler;
   logger: Logger;
@@ -30,7 +34,8 @@ export interface GatewayHttpDeps {
 
 /**
  * Mounts the gateway, in order: CORS, route resolution (400/404/405), token, docs and console endpoints (public),
- * authentication and scope (401/403), per-client rate limit (429), the gateway's own admin API, then the body
+ * authentication and scope (401/403), per-client rate limit (429), the event stream and the gateway's own admin API,
+ * then the body
  * rules (415/413) and the proxy to the owning service.
  */
 export function mountRoutes(app: Express, deps: GatewayHttpDeps): void {
@@ -47,6 +52,7 @@ export function mountRoutes(app: Express, deps: GatewayHttpDeps): void {
   app.use(consoleRoutes(deps.consoleDir));
   app.use(authenticate(deps.verify));
   app.use(rateLimit(deps.limiter, deps.accountLimits));
+  app.use(eventStreamRoutes(deps.eventStream));
   app.use(adminRoutes(deps.admin));
   app.use(proxiedBodyRules(deps.bodyLimitBytes, deps.mediaBodyLimitBytes));
   app.use(deps.proxy);
