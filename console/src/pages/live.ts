@@ -161,9 +161,18 @@ export const livePage: Page = {
         });
       }
     };
+    const loadDeliveries = async (since: string): Promise<void> => {
+      const deliveries = await api.all<NotificationRow & { createdAt: string }>(
+        'admin',
+        '/admin/deliveries',
+        { since, limit: 100 },
+        2,
+      );
+      for (const d of deliveries) notifications.set(d.deliveryId, { ...d, at: d.createdAt });
+    };
     const loadSnapshot = async (): Promise<void> => {
       const since = new Date(Date.now() - 2 * 3600_000).toISOString();
-      const [routes, records, deliveries] = await Promise.all([
+      const [routes, records] = await Promise.all([
         api.all<{ name: string }>('admin', '/admin/routes', { limit: 100 }, 3),
         api.all<InteractionRecord>(
           'stats',
@@ -171,12 +180,11 @@ export const livePage: Page = {
           { start: since, include: 'StartedOrEnded', limit: 100 },
           5,
         ),
-        api.all<NotificationRow & { createdAt: string }>('admin', '/admin/deliveries', { since, limit: 100 }, 2),
+        loadDeliveries(since),
         loadAgents(),
       ]);
       for (const r of routes) state.routes.add(r.name);
       interactionsFromRecords(state, records);
-      for (const d of deliveries) notifications.set(d.deliveryId, { ...d, at: d.createdAt });
       state.updatedAt = Date.now();
     };
 
@@ -205,6 +213,16 @@ export const livePage: Page = {
       mode = 'stream';
       problem = undefined;
       draw();
+      // Deliveries change state without an event the page may have seen (the stream starts from "now"): their
+      // list is also re-read every 10 s, the REST answer being the record of truth.
+      timer ??= setInterval(async () => {
+        try {
+          await loadDeliveries(new Date(Date.now() - 2 * 3600_000).toISOString());
+          draw();
+        } catch {
+          // The next round tries again; the stream goes on.
+        }
+      }, 10_000);
       const parser = new SseParser();
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
       let last = lastEventId;
@@ -258,6 +276,7 @@ export const livePage: Page = {
         if (!(err instanceof ApiError && err.status === 404)) problem = err;
         mode = 'polling';
         draw();
+        if (timer) clearInterval(timer);
         timer = setInterval(poll, pollMs);
       }
     })();
