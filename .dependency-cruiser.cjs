@@ -58,11 +58,27 @@ module.exports = {
       from: { path: '^(services|libs)/[^/]+/src/', pathNot: '^libs/testing/' },
       to: { path: '^libs/testing/' },
     },
+    {
+      name: 'console-runs-in-the-browser',
+      comment: 'the console is a static browser app: it takes only types from contracts, nothing with I/O or Node.',
+      severity: 'error',
+      from: { path: '^console/src/' },
+      to: {
+        path: ['^(services|test-e2e|deploy)/', '^libs/(kit|bus|store|runtime|testing)/'],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'console-no-node-builtins',
+      severity: 'error',
+      from: { path: '^console/src/' },
+      to: { dependencyTypes: ['core'] },
+    },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(\\.tools|\\.cache|\\.data)/' },
+    exclude: { path: ['(^|/)(\\.tools|\\.cache|\\.data)/', '^console/dist/'] },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     combinedDependencies: true,

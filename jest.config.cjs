@@ -13,7 +13,11 @@ module.exports = {
       ...common,
       displayName: 'unit',
       // scripts/test: checks of the repository itself (the layer rules on a fixture).
-      testMatch: ['<rootDir>/{libs,services}/*/test/**/*.test.ts', '<rootDir>/scripts/test/*.test.ts'],
+      testMatch: [
+        '<rootDir>/{libs,services}/*/test/**/*.test.ts',
+        '<rootDir>/scripts/test/*.test.ts',
+        '<rootDir>/console/test/**/*.test.ts',
+      ],
       testPathIgnorePatterns: ['\\.int\\.test\\.ts$'],
     },
     {

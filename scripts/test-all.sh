@@ -54,8 +54,10 @@ trap on_interrupt INT TERM
 check lint biome check .
 check typecheck tsc -p tsconfig.json --noEmit
 # Layer rules on the real tree; scripts/test/layer-rules.test.ts (unit tier) shows on a fixture that they fire.
-check "layer rules" depcruise libs services test-e2e deploy --config .dependency-cruiser.cjs
+check "layer rules" depcruise libs services test-e2e deploy console --config .dependency-cruiser.cjs
 [ -x scripts/validate-k8s.sh ] && check "k8s manifests" bash scripts/validate-k8s.sh
+# The operator console (Vite; cached by input hash): the gateway of the later tiers serves it at /console.
+check "console build" node scripts/build-console.cjs
 jest_tier "unit tests" "$results/unit.json" --selectProjects unit
 
 if [ -z "${KAFKA_BROKERS:-}" ] || [ -z "${MONGO_URL:-}" ]; then

@@ -31,6 +31,8 @@ if [ -z "${CC_ENCRYPTION_KEYS:-}" ]; then
   set -a; . .data/dev-keys.env; set +a
 fi
 export CC_DEMO_SEED="${CC_DEMO_SEED:-true}"
+# The operator console the gateway serves at /console (rebuilt only when its sources changed).
+node scripts/build-console.cjs
 node --import tsx "$here/runner.ts" "$@" &
 runner_pid=$!
 token_hint() {

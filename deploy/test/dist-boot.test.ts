@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -46,6 +46,11 @@ beforeAll(async () => {
     );
     ports[s] = await freeLoopbackPort();
   }
+  // The operator console, laid out as the gateway image has it (console/dist above the gateway's dist/).
+  if (services.includes('gateway')) {
+    await run(process.execPath, [resolve(root, 'scripts/build-console.cjs')], { cwd: root });
+    cpSync(resolve(root, 'console/dist'), join(scratch, 'gateway/console/dist'), { recursive: true });
+  }
   const keys = `dist:${randomBytes(32).toString('base64')}`;
   for (const s of services) {
     const env: Record<string, string> = {
@@ -85,5 +90,20 @@ describe.each(services)('%s compiled and deployed with production dependencies o
     if (!p) throw new Error(`${service} not started`);
     await p.waitFor('/healthz');
     await p.waitFor('/readyz');
+  }, 180_000);
+});
+
+describe('gateway image layout', () => {
+  it('serves the operator console at /console from console/dist beside dist/, with its CSP', async () => {
+    const p = running.find((x) => x.name === 'gateway');
+    if (!p) throw new Error('gateway not started');
+    await p.waitFor('/readyz');
+    const res = await fetch(`http://127.0.0.1:${ports.gateway}/console`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await res.text();
+    const asset = /\/console\/assets\/[^"]+\.js/.exec(html)?.[0];
+    expect(asset).toBeDefined();
+    expect((await fetch(`http://127.0.0.1:${ports.gateway}${asset}`)).status).toBe(200);
   }, 180_000);
 });

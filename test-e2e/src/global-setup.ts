@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { selfSignedCertificate, testInfra } from '@cc/testing';
@@ -38,6 +39,8 @@ export default async function globalSetup(): Promise<void> {
   }
   await conn.close();
   await skipHistory(infra.kafkaBrokers);
+  // The gateway serves the operator console the browser scenario drives (built only when its sources changed).
+  execFileSync(process.execPath, [resolve(root, 'scripts/build-console.cjs')], { stdio: 'inherit' });
   process.stdout.write('[e2e] starting the suite\n');
   for (const name of Object.keys(e2eServices) as ServiceName[]) startService(name, env);
   await waitReady();

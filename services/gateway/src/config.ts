@@ -30,6 +30,10 @@ export const configSpec = {
     default: '50mb',
     desc: 'Largest proxied media body (call recording uploads); larger is 413',
   }),
+  CONSOLE_DIR: str({
+    default: '',
+    desc: 'Folder of the built operator console served at /console (default: console/dist found above the gateway)',
+  }),
   CORS_ORIGINS: str({ default: '', desc: 'Comma-separated origins allowed by CORS (empty: CORS off)' }),
   AUTH_ISSUER: str({ default: 'cc-suite', desc: '`iss` of the tokens: this gateway, or an external OIDC issuer' }),
   AUTH_AUDIENCE: str({ default: 'cc-suite-api', desc: '`aud` of the tokens' }),

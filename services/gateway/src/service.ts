@@ -10,6 +10,7 @@ import type { Upstream } from './domain/route-table';
 import { startEventStreamConsumer, streamedTopics, streamGroupId } from './events/event-stream.consumer';
 import { EventStreamHub } from './events/event-stream.hub';
 import { producedTopics } from './events/topics';
+import { locateConsole } from './http/console.handler';
 import { createProxy } from './http/proxy.handler';
 import { ClientRateLimiter, TokenAttemptLimiter } from './http/rate-limit';
 import { mountRoutes } from './http/routes';
@@ -108,6 +109,8 @@ export async function startService(
   });
   runtime.onShutdown('upstream connections', async () => proxy.close());
 
+  const consoleDir = locateConsole(config.CONSOLE_DIR);
+  if (!consoleDir) logger.warn('operator console not built: /console answers 404 (pnpm --filter @cc/console build)');
   // Live events (GET /events/stream): one consumer of this instance's own, fanned out in memory.
   const eventStream = new EventStreamHub({
     windowEvents: config.EVENT_STREAM_WINDOW,
@@ -161,6 +164,7 @@ export async function startService(
         isPlatformAdmin: async (accountId, clientId) =>
           Boolean((await store.clients.get(accountId, clientId))?.platformAdmin),
       },
+      ...(consoleDir ? { consoleDir } : {}),
       eventStream,
       proxy: proxy.handler,
       logger,

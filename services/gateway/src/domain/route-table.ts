@@ -45,6 +45,8 @@ export const routeTable: readonly RouteRule[] = [
   { name: 'jwks', pattern: /^\/\.well-known\/jwks\.json$/, target: 'gateway', access: pub },
   { name: 'v0-token', pattern: /^\/v0\/oauth2\/token$/, target: 'gateway', access: pub },
   { name: 'docs', pattern: under('/docs'), target: 'gateway', access: pub },
+  // The operator console's static files; it signs in through the token endpoint like any API client.
+  { name: 'console', pattern: under('/console'), target: 'gateway', access: pub },
   {
     name: 'invoke',
     pattern: /^\/interactions\/(?:Invoke|invoke)$/,

@@ -28,7 +28,8 @@ export const resolveRequestRoute: RequestHandler = (req, res, next) => {
   if (why) throw new AppError('REQUEST.VALIDATION', why, [{ pointer: '/path', message: why }]);
   const route = resolveRoute(req.path);
   if (!route) return next();
-  const allowed = route.rule.name === 'docs' ? ['GET', 'HEAD'] : allowedMethods(req.path);
+  const allowed =
+    route.rule.name === 'docs' || route.rule.name === 'console' ? ['GET', 'HEAD'] : allowedMethods(req.path);
   if (req.method === 'OPTIONS') {
     // Answered here (CORS preflights were answered before): never passed on unauthenticated.
     if (allowed) res.setHeader('Allow', [...allowed, 'OPTIONS'].join(', '));

@@ -4,6 +4,7 @@ import { resolveRoute } from '../domain/route-table';
 import type { EventStreamHub } from '../events/event-stream.hub';
 import type { AccountLimits } from '../identity/account-limits';
 import { type AdminRoutesDeps, adminRoutes } from './admin.handler';
+import { consoleRoutes } from './console.handler';
 import { cors } from './cors.middleware';
 import { docsRoutes } from './docs.handler';
 import { eventStreamRoutes } from './event-stream.handler';
@@ -22,6 +23,8 @@ export interface GatewayHttpDeps {
   mediaBodyLimitBytes?: number;
   token: TokenRoutesDeps;
   admin: AdminRoutesDeps;
+  /** Folder of the built console (index.html, assets/), or undefined: /console then answers 404. */
+  consoleDir?: string;
   /** Live events per account (GET /events/stream). */
   eventStream: EventStreamHub;
   /** Streams routed requests to the owning services. */
@@ -30,7 +33,7 @@ export interface GatewayHttpDeps {
 }
 
 /**
- * Mounts the gateway, in order: CORS, route resolution (400/404/405), token and docs endpoints (public),
+ * Mounts the gateway, in order: CORS, route resolution (400/404/405), token, docs and console endpoints (public),
  * authentication and scope (401/403), per-client rate limit (429), the event stream and the gateway's own admin API,
  * then the body
  * rules (415/413) and the proxy to the owning service.
@@ -46,6 +49,7 @@ export function mountRoutes(app: Express, deps: GatewayHttpDeps): void {
   app.use(resolveRequestRoute);
   app.use(tokenRoutes(deps.token));
   app.use(docsRoutes());
+  app.use(consoleRoutes(deps.consoleDir));
   app.use(authenticate(deps.verify));
   app.use(rateLimit(deps.limiter, deps.accountLimits));
   app.use(eventStreamRoutes(deps.eventStream));

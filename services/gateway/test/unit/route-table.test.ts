@@ -57,6 +57,8 @@ describe('route table', () => {
     '/v0/oauth2/token',
     '/docs',
     '/docs/admin.json',
+    '/console',
+    '/console/assets/index-abc.js',
   ])('%s is public and served by the gateway', (path) => {
     expect(resolveRoute(path)?.rule).toMatchObject({ target: 'gateway', access: { kind: 'public' } });
   });
@@ -71,6 +73,7 @@ describe('route table', () => {
     '/statsx',
     '/v0/acme',
     '/agent-desktop',
+    '/consoles',
   ])('%s has no route', (path) => {
     expect(resolveRoute(path)).toBeUndefined();
   });
