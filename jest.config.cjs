@@ -12,7 +12,7 @@ module.exports = {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{libs,services}/*/test/**/*.test.ts'],
+      testMatch: ['<rootDir>/{libs,services,tools}/*/test/**/*.test.ts'],
       testPathIgnorePatterns: ['\\.int\\.test\\.ts$'],
     },
     {
