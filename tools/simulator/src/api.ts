@@ -1,17 +1,22 @@
 /**
  * The simulator's one door to the suite: the gateway's public API with client-credentials tokens (one scope
  * each, refreshed before expiry), problem+json errors as ApiError, 429 honoured with Retry-After. Every answer
- * is reported to `observe` so the live view can count requests and errors by status.
+ * is reported to `observe` so the live view can count requests and errors by status. Tokens, problem parsing and
+ * paging are the SDK's (@cc/client); requests go out here so every answer, tolerated ones too (a 404 of an offer a
+ * caller hung up on), can be counted by status.
  */
+import {
+  collectPages,
+  errorFromResponse,
+  type Page,
+  ProblemError,
+  ApiError as SdkError,
+  type Scope as SdkScope,
+  TokenSource,
+} from '@cc/client';
 
 /** The token scopes of the suite. */
-export type Scope =
-  | 'admin'
-  | 'interactions:write'
-  | 'agent'
-  | 'stats'
-  | 'interaction-content:read'
-  | 'interaction-content:write';
+export type Scope = SdkScope;
 
 /** A problem+json answer (or a transport failure, status 0) the caller did not expect. */
 export class ApiError extends Error {
@@ -46,6 +51,8 @@ export interface Call {
   expect?: number[];
   /** A label for counting (e.g. `accept`); default method + first path segments. */
   op?: string;
+  /** Give up waiting for the answer after this long (default 30 s); counted as status 0. */
+  timeoutMs?: number;
 }
 
 /** What one answer looked like, for the statistics of the run. */
@@ -58,69 +65,39 @@ export interface Observation {
 
 /** The gateway client of the simulator. */
 export class SuiteApi {
-  private readonly tokens = new Map<Scope, { token: string; until: number; pending?: Promise<string> }>();
-
-  private admin: Credentials;
-  private app: Credentials;
+  private admin!: TokenSource;
+  private app!: TokenSource;
 
   constructor(
     readonly baseUrl: string,
     credentials: Credentials,
     private readonly observe: (o: Observation) => void = () => undefined,
   ) {
-    this.admin = credentials;
-    this.app = credentials;
+    this.reset(credentials);
   }
 
-  /** Forgets the credentials' tokens and goes back to the given client for every scope. */
-  reset(credentials?: Credentials): void {
-    if (credentials) {
-      this.admin = credentials;
-      this.app = credentials;
-    }
-    this.tokens.clear();
+  private source(c: Credentials): TokenSource {
+    return new TokenSource({ tokenUrl: `${this.baseUrl}/Auth/connect/token`, ...c });
+  }
+
+  /** Goes back to one client for every scope; cached tokens are forgotten. */
+  reset(credentials: Credentials): void {
+    this.admin = this.source(credentials);
+    this.app = this.admin;
   }
 
   /** From now on, `admin` tokens come from `admin` and every other scope's from `app` (an account of the run's own). */
   use(admin: Credentials, app: Credentials): void {
-    this.admin = admin;
-    this.app = app;
-    this.tokens.clear();
+    this.admin = this.source(admin);
+    this.app = this.source(app);
   }
 
-  /** A bearer token of one scope, fetched once and refreshed a minute before it expires. */
+  /** A bearer token of one scope (the SDK's TokenSource: cached, refreshed before expiry, one request in flight). */
   async token(scope: Scope): Promise<string> {
-    const cached = this.tokens.get(scope);
-    if (cached && cached.until > Date.now()) return cached.token;
-    if (cached?.pending) return cached.pending;
-    const pending = (async () => {
-      const creds = scope === 'admin' ? this.admin : this.app;
-      const basic = Buffer.from(`${creds.clientId}:${creds.clientSecret}`).toString('base64');
-      const res = await fetch(`${this.baseUrl}/Auth/connect/token`, {
-        method: 'POST',
-        headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', scope }).toString(),
-      });
-      const body = (await res.json().catch(() => ({}))) as {
-        access_token?: string;
-        expires_in?: number;
-        code?: string;
-      };
-      if (res.status !== 200 || !body.access_token) {
-        this.tokens.delete(scope);
-        throw new ApiError(res.status, body.code ?? '', `token (${scope})`, body);
-      }
-      this.tokens.set(scope, {
-        token: body.access_token,
-        until: Date.now() + Math.max(30, (body.expires_in ?? 300) - 60) * 1000,
-      });
-      return body.access_token;
-    })();
-    this.tokens.set(scope, { token: '', until: 0, pending });
     try {
-      return await pending;
+      return await (scope === 'admin' ? this.admin : this.app).token(scope);
     } catch (err) {
-      this.tokens.delete(scope);
+      if (err instanceof SdkError) throw new ApiError(err.status, '', `token (${scope})`, err.body);
       throw err;
     }
   }
@@ -132,6 +109,7 @@ export class SuiteApi {
       const started = Date.now();
       let status = 0;
       let body: unknown = null;
+      let problem: SdkError | undefined;
       try {
         const headers: Record<string, string> = {
           authorization: `Bearer ${await this.token(scope)}`,
@@ -149,20 +127,27 @@ export class SuiteApi {
           method: req.method,
           headers,
           ...(payload !== undefined ? { body: payload } : {}),
-          signal: AbortSignal.timeout(30_000),
+          signal: AbortSignal.timeout(req.timeoutMs ?? 30_000),
         });
         status = res.status;
-        const text = await res.text();
-        body = text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text;
+        const wanted = req.expect ? req.expect.includes(status) : res.ok;
+        if (wanted) {
+          const text = await res.text();
+          body = text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text;
+        } else {
+          // The SDK's reading of a non-2xx answer: problem+json as a typed ProblemError with its code.
+          problem = await errorFromResponse(res);
+          body = problem.body;
+        }
         // Throttled: wait as told (bounded) and try again; counted, but not as an error of the suite.
         if (status === 429 && attempt < 5) {
           this.observe({ op, status, ms: Date.now() - started, expected: true });
-          const wait = Math.min(10, Number(res.headers.get('retry-after') ?? '1') || 1);
-          await new Promise((r) => setTimeout(r, wait * 1000));
+          await new Promise((r) => setTimeout(r, Math.min(10, problem?.retryAfter ?? 1) * 1000));
           continue;
         }
         if (status === 401 && attempt === 0) {
-          this.tokens.delete(scope); // expired early (e.g. the gateway rotated its keys): one fresh token
+          // Rejected early (e.g. the gateway rotated its keys): one fresh token, once.
+          (scope === 'admin' ? this.admin : this.app).invalidate(scope);
           continue;
         }
       } catch (err) {
@@ -172,25 +157,30 @@ export class SuiteApi {
       const expected = req.expect ? req.expect.includes(status) : status >= 200 && status < 300;
       this.observe({ op, status, ms: Date.now() - started, expected });
       if (!expected) {
-        const code = body && typeof body === 'object' && 'code' in body ? String((body as { code: unknown }).code) : '';
-        throw new ApiError(status, code, `${req.method} ${req.path}`, body);
+        throw new ApiError(
+          status,
+          problem instanceof ProblemError ? problem.code : '',
+          `${req.method} ${req.path}`,
+          body,
+        );
       }
       return { status, body: body as T };
     }
   }
 
-  /** Every item of an admin or statistics listing, following `meta.pageCount`. */
+  /** Every item of an admin or statistics listing, following `meta.pageCount` (the SDK's paging helper). */
   async all<T>(scope: Scope, path: string, limit = 1000): Promise<T[]> {
-    const items: T[] = [];
-    for (let page = 1; ; page++) {
-      const sep = path.includes('?') ? '&' : '?';
-      const res = await this.call<{ items: T[]; meta?: { pageCount?: number } }>(scope, {
-        method: 'GET',
-        path: `${path}${sep}page=${page}&limit=${limit}`,
-        op: `GET ${path.split('?')[0]}`,
-      });
-      items.push(...res.body.items);
-      if (!res.body.meta?.pageCount || page >= res.body.meta.pageCount || res.body.items.length === 0) return items;
-    }
+    const sep = path.includes('?') ? '&' : '?';
+    const { items } = await collectPages<T>(
+      async (page) =>
+        (
+          await this.call<{ items: T[]; meta: Page<T>['meta'] }>(scope, {
+            method: 'GET',
+            path: `${path}${sep}page=${page}&limit=${limit}`,
+            op: `GET ${path.split('?')[0]}`,
+          })
+        ).body as Page<T>,
+    );
+    return items;
   }
 }

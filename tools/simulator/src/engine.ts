@@ -67,6 +67,8 @@ export class Engine {
   readonly races = new Tally();
   readonly latencies: number[] = [];
   answeredWithin = 0;
+  /** Hang-ups the suite never confirmed (their interactions may still wait in a queue). */
+  readonly unconfirmed: CallRun[] = [];
   foreign = 0;
   startedAt = 0;
   arrivalsEnd = 0;
@@ -245,7 +247,14 @@ export class Engine {
       try {
         const res = await this.api.call<{ results: { interactionId: string; outcome: string }[] }>(
           'interactions:write',
-          { method: 'POST', path: '/interactions/Invoke', json: body, op: 'invoke', expect: [202, 422] },
+          {
+            method: 'POST',
+            path: '/interactions/Invoke',
+            json: body,
+            op: 'invoke',
+            expect: [202, 422],
+            timeoutMs: 60_000,
+          },
         );
         const code = (res.body as unknown as { code?: string }).code;
         if (res.status === 422 && code === 'INVOKE.UNKNOWN_PROVIDER' && attempt < 60) {
@@ -267,6 +276,9 @@ export class Engine {
         break;
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
+        // No answer or a 5xx: the same Invoke again is safe (its requestId makes routing process it once) and
+        // tells whether the call got in. The failed attempt stays counted as an error.
+        if ((err.status === 0 || err.status >= 500) && attempt < 3) continue;
         call.status = 'failed';
         return;
       }
@@ -286,19 +298,27 @@ export class Engine {
     if (terminal.has(call.status)) return;
     call.status = as;
     call.releasedAt = Date.now();
-    try {
-      await this.api.call('interactions:write', {
-        method: 'POST',
-        path: '/interactions/Invoke',
-        json: {
-          provider: this.opts.provider,
-          requests: [{ action: 'release', requestId: `${call.requestId}-r`, externalId: call.externalId }],
-        },
-        op: 'invoke-release',
-      });
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      try {
+        await this.api.call('interactions:write', {
+          method: 'POST',
+          path: '/interactions/Invoke',
+          json: {
+            provider: this.opts.provider,
+            requests: [{ action: 'release', requestId: `${call.requestId}-r`, externalId: call.externalId }],
+          },
+          op: 'invoke-release',
+          timeoutMs: 60_000,
+        });
+        return;
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        // Same requestId: a retry after a lost answer is processed once.
+        if (err.status !== 0 && err.status < 500) return;
+      }
     }
+    call.status = 'failed'; // the suite never confirmed the hang-up: reported as unfinished, not as abandoned
+    this.unconfirmed.push(call);
   }
 
   /** An offer rang at an agent: after a ringing delay, a miss (reject or ring out) or an answer and the whole call. */
@@ -474,6 +494,6 @@ export class Engine {
 
   /** Calls that were placed and never reached an end the simulator saw. */
   unfinished(): CallRun[] {
-    return this.calls.filter((c) => c.placedAt !== undefined && !terminal.has(c.status));
+    return [...this.calls.filter((c) => c.placedAt !== undefined && !terminal.has(c.status)), ...this.unconfirmed];
   }
 }
