@@ -53,7 +53,7 @@ trap on_interrupt INT TERM
 
 check lint biome check .
 check typecheck tsc -p tsconfig.json --noEmit
-check "layer rules" depcruise libs services test-e2e deploy --config .dependency-cruiser.cjs
+check "layer rules" depcruise libs services test-e2e deploy tools --config .dependency-cruiser.cjs
 [ -x scripts/validate-k8s.sh ] && check "k8s manifests" bash scripts/validate-k8s.sh
 jest_tier "unit tests" "$results/unit.json" --selectProjects unit
 
@@ -75,6 +75,8 @@ if [ -f test-e2e/run.sh ]; then
   f=$(node -e "try{const r=require('$results/e2e.json');console.log(r.numFailedTests+(r.numRuntimeErrorTestSuites||0))}catch{console.log(1)}")
   passed=$((passed + p)); failed=$((failed + f)); [ "$f" -gt 0 ] && failures+=("end-to-end tests")
 fi
+# Two minutes of simulated contact center on a suite of its own: nothing lost, every notification once, no errors.
+check "soak (2 minutes)" bash scripts/soak-test.sh "$results/soak"
 [ "$started_stack" = 1 ] && bash deploy/local/stack.sh stop
 
 trap - INT TERM

@@ -136,7 +136,11 @@ export class Engine {
     await Promise.all(this.agents.map((a) => this.login(a)));
     const desks = this.agents.map((a) => this.desk(a));
     for (const call of this.calls) {
-      await sleep(this.startedAt + call.plan.atMs - Date.now());
+      // Wakes at least once a second so an interrupt (arrivalsEnd moved to now) stops the arrivals promptly.
+      while (Date.now() < Math.min(this.startedAt + call.plan.atMs, this.arrivalsEnd)) {
+        await sleep(Math.min(1000, this.startedAt + call.plan.atMs - Date.now()));
+      }
+      if (Date.now() >= this.arrivalsEnd) break;
       this.spawn(this.place(call));
     }
     await sleep(this.arrivalsEnd - Date.now());
