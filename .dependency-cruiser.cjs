@@ -74,6 +74,21 @@ module.exports = {
       from: { path: '^console/src/' },
       to: { dependencyTypes: ['core'] },
     },
+    {
+      name: 'simulator-uses-public-apis-only',
+      comment: 'the simulator drives the suite through the gateway: no service code, broker, store or plumbing libs.',
+      severity: 'error',
+      from: { path: '^tools/simulator/' },
+      to: {
+        path: ['^services/', '^libs/(bus|store|runtime|testing)/', 'node_modules/(kafkajs|mongoose|mongodb)/'],
+      },
+    },
+    {
+      name: 'libs-and-services-never-import-tools',
+      severity: 'error',
+      from: { path: '^(libs|services)/' },
+      to: { path: '^tools/' },
+    },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
   ],
   options: {

@@ -4,6 +4,7 @@
 #   ./cc start   local Kafka + store + every service; prints the gateway URL; Ctrl-C stops all
 #   ./cc test    lint, typecheck, layer rules, contracts, unit, integration and end-to-end tests
 #   ./cc fuzz    schemathesis against every OpenAPI document of the running suite (see scripts/fuzz.sh)
+#   ./cc simulate  a contact center on the running suite, live view, cross-checks; --soak 30m (tools/simulator)
 # Also: ./cc stack {start|stop|status|reset|wait}, ./cc install, ./cc bench
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -55,5 +56,6 @@ case "$cmd" in
   test) ensure_deps; ensure_python; exec bash scripts/test-all.sh "$@" ;;
   bench) ensure_deps; ensure_python; exec bash scripts/bench.sh "$@" ;;
   fuzz) ensure_deps; exec bash scripts/fuzz.sh "$@" ;;
-  *) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  simulate) ensure_deps; exec node --import tsx tools/simulator/src/main.ts "$@" ;;
+  *) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

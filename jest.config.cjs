@@ -14,7 +14,7 @@ module.exports = {
       displayName: 'unit',
       // scripts/test: checks of the repository itself (the layer rules on a fixture).
       testMatch: [
-        '<rootDir>/{libs,services}/*/test/**/*.test.ts',
+        '<rootDir>/{libs,services,tools}/*/test/**/*.test.ts',
         '<rootDir>/scripts/test/*.test.ts',
         '<rootDir>/console/test/**/*.test.ts',
       ],

@@ -54,7 +54,7 @@ trap on_interrupt INT TERM
 check lint biome check .
 check typecheck tsc -p tsconfig.json --noEmit
 # Layer rules on the real tree; scripts/test/layer-rules.test.ts (unit tier) shows on a fixture that they fire.
-check "layer rules" depcruise libs services test-e2e deploy console --config .dependency-cruiser.cjs
+check "layer rules" depcruise libs services test-e2e deploy console tools --config .dependency-cruiser.cjs
 [ -x scripts/validate-k8s.sh ] && check "k8s manifests" bash scripts/validate-k8s.sh
 # The operator console (Vite; cached by input hash): the gateway of the later tiers serves it at /console.
 check "console build" node scripts/build-console.cjs
@@ -78,6 +78,8 @@ if [ -f test-e2e/run.sh ]; then
   f=$(node -e "try{const r=require('$results/e2e.json');console.log(r.numFailedTests+(r.numRuntimeErrorTestSuites||0))}catch{console.log(1)}")
   passed=$((passed + p)); failed=$((failed + f)); [ "$f" -gt 0 ] && failures+=("end-to-end tests")
 fi
+# Two minutes of simulated contact center on a suite of its own: nothing lost, every notification once, no errors.
+check "soak (2 minutes)" bash scripts/soak-test.sh "$results/soak"
 [ "$started_stack" = 1 ] && bash deploy/local/stack.sh stop
 
 trap - INT TERM

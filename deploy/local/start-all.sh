@@ -33,6 +33,19 @@ fi
 export CC_DEMO_SEED="${CC_DEMO_SEED:-true}"
 # The operator console the gateway serves at /console (rebuilt only when its sources changed).
 node scripts/build-console.cjs
+# Laptop suite only (demo seed on): `./cc simulate` runs its provider's https webhook receiver on loopback with a
+# self-signed certificate made once in .data/dev-tls/; the notifier trusts it, and loopback endpoints pass the
+# public-address rule. Set ENDPOINT_ALLOWLIST= (empty) or CC_DEMO_SEED=false to turn this off.
+if [ "$CC_DEMO_SEED" = true ]; then
+  if [ ! -f .data/dev-tls/cert.pem ] && command -v openssl >/dev/null; then
+    mkdir -p .data/dev-tls
+    (umask 077; openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 825 \
+      -keyout .data/dev-tls/key.pem -out .data/dev-tls/cert.pem -subj /CN=localhost \
+      -addext subjectAltName=DNS:localhost,IP:127.0.0.1 2>/dev/null)
+  fi
+  [ -z "${NOTIFIER_EXTRA_CA_FILE:-}" ] && [ -f .data/dev-tls/cert.pem ] && export NOTIFIER_EXTRA_CA_FILE="$root/.data/dev-tls/cert.pem"
+  export ENDPOINT_ALLOWLIST="${ENDPOINT_ALLOWLIST-127.0.0.1,localhost}"
+fi
 node --import tsx "$here/runner.ts" "$@" &
 runner_pid=$!
 token_hint() {

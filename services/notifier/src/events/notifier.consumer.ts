@@ -17,7 +17,8 @@ export const consumedTopics = ['cc.provider.v1', 'cc.interaction.v1'];
 type AgentFields = { agentId: string | null; agentUsername: string | null };
 type QueuedData = InteractionEventCore & { route: string; requestId: string | null };
 type AssignedData = InteractionEventCore & AgentFields;
-type ReleasedData = InteractionEventCore & AgentFields & { releasedBy: 'agent' | 'api' | 'system' };
+type ReleasedData = InteractionEventCore &
+  AgentFields & { releasedBy: 'agent' | 'api' | 'system'; previousState?: string };
 type InteractionInfo = Omit<InteractionInfoDoc, 'createdAt'>;
 type Agent = { agentId: string; agentUsername: string };
 
@@ -122,8 +123,13 @@ export function notifierConsumer(deps: NotifierConsumerDeps): NotifierConsumer {
       case 'interaction.released': {
         const data = event.data as ReleasedData;
         if (!data.provider) return;
+        // A release while the offer rang (a caller hanging up) names the ringing agent, who was never assigned:
+        // that agent gets no Release; the provider hears of it only if an earlier agent had it (a transfer).
+        const assigned = data.previousState !== 'offered';
         let agent: Agent | undefined =
-          data.agentId && data.agentUsername ? { agentId: data.agentId, agentUsername: data.agentUsername } : undefined;
+          assigned && data.agentId && data.agentUsername
+            ? { agentId: data.agentId, agentUsername: data.agentUsername }
+            : undefined;
         if (!agent) {
           // Released while no agent had it (e.g. requeued after a transfer): tell the provider only if
           // an agent had been assigned, naming that agent.

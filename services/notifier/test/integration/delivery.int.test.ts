@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { providerNotificationBody, validateBody } from '@cc/contracts';
 import { eventually } from '@cc/testing';
 import { deliveryIdFor } from '../../src/domain/notification';
@@ -157,6 +158,63 @@ describe('notifier deliveries', () => {
     for (const id of [a.interactionId, b.interactionId]) {
       expect(await conn?.collection('deliveries').countDocuments({ interactionId: id })).toBe(0);
     }
+  });
+
+  it('sends no Release for a call released while it only rang (never assigned), and one after a transfer', async () => {
+    const secret = newSigningSecret();
+    const ep = await endpoint(secret);
+    await h.publishProvider({
+      accountId: account,
+      provider: 'Ringing',
+      endpoint: ep.url,
+      secrets: [{ secret, validUntil: null }],
+      version: 1,
+    });
+    await providerKnown('Ringing');
+    // Hung up while ringing at an agent: routing's released event names the ringing agent (previousState offered).
+    const rang = h.interaction(account, 'Ringing');
+    const rangReleased = {
+      ...rang.released,
+      data: { ...(rang.released.data as Record<string, unknown>), releasedBy: 'api', previousState: 'offered' },
+    };
+    // Assigned, transferred, ringing at another agent, then hung up: the provider had AssignToAgent, so it hears Release.
+    const moved = h.interaction(account, 'Ringing');
+    const movedReleased = {
+      ...moved.released,
+      data: {
+        ...(moved.released.data as Record<string, unknown>),
+        agentId: randomUUID(),
+        agentUsername: 'sam.other',
+        releasedBy: 'api',
+        previousState: 'offered',
+      },
+    };
+    const handled = async () => {
+      const text = await (await fetch(`${h.runtime?.url()}/metrics`)).text();
+      const line = text
+        .split('\n')
+        .find(
+          (l) =>
+            l.startsWith('kafka_consumed_events_total{') &&
+            l.includes('topic="cc.interaction.v1"') &&
+            l.includes('outcome="handled"'),
+        );
+      return Number(line?.split(' ').at(-1) ?? 0);
+    };
+    const before = await handled();
+    await h.publishInteraction([rang.queued, rangReleased as typeof rang.released]);
+    await h.publishInteraction([moved.queued, moved.assigned, movedReleased as typeof moved.released]);
+    await eventually(
+      () => ep.received.some((r) => r.notifications[0]?.notification === 'Release' && r.answered === 200),
+      { what: 'the transferred call’s Release delivered', timeoutMs: 60_000 },
+    );
+    await eventually(async () => (await handled()) >= before + 5, { what: 'all five events handled' });
+    const release = ep.received.find((r) => r.notifications[0]?.notification === 'Release');
+    expect(release?.notifications[0]?.objectid).toBe(moved.interactionId);
+    expect(release?.notifications[0]?.params.Agent).toBe('jane.doe');
+    const conn = h.runtime?.conn;
+    expect(await conn?.collection('deliveries').countDocuments({ interactionId: rang.interactionId })).toBe(0);
+    expect(ep.received.filter((r) => r.notifications[0]?.objectid === rang.interactionId)).toEqual([]);
   });
 
   it('delivers after an endpoint comes back up, with every attempt logged', async () => {
