@@ -147,9 +147,11 @@ describe('operator console in Chromium', () => {
   it('opens the summaries chart with a bar of the agent who took the call', async () => {
     await open('Workforce');
     const chart = page.locator(`[data-agent-chart="${cc.alice.username}"]`);
+    // The agent's chart can appear before the summaries service has aggregated the call (no bars yet): wait
+    // for a bar, asking again as a supervisor would.
     await until(
       async () => {
-        if (await chart.count()) return true;
+        if ((await chart.count()) && (await chart.locator('rect').count()) > 0) return true;
         await page.getByRole('button', { name: 'Show' }).click();
         await page.waitForTimeout(1000);
         return undefined;
