@@ -24,9 +24,13 @@ const concurrency = Number(env.BENCH_CONCURRENCY ?? 8);
 /** 50-object Invocations are ~400 store operations each; fewer at once keeps them inside the gateway's timeout. */
 const batchConcurrency = Number(env.BENCH_BATCH_CONCURRENCY ?? 2);
 const offerSamples = Number(env.BENCH_OFFERS ?? 60);
+/** Interactions stored before the second 1-object phase (0 skips it): history the hot path must not read. */
+const storedHistory = Number(env.BENCH_STORED ?? 100_000);
 
 interface Target {
   base: string;
+  /** The routing service's own database, when the bench started it (seeding history needs it). */
+  dbName?: string;
   tokens: (accountId: string) => Promise<{ invoke: string; admin: string; agent: string }>;
   via: string;
   close(): Promise<void>;
@@ -49,12 +53,13 @@ async function target(): Promise<Target> {
   const issuer = await startTestIssuer();
   const groupId = freshName('routing_bench');
   await startGroupAtEnd(groupId, 'cc.provider.v1');
+  const dbName = freshName('cc_routing_bench');
   const config = loadConfig(configSpec, {
     PORT: '8081',
     LOG_LEVEL: 'warn',
     KAFKA_BROKERS: brokers,
     MONGO_URL: mongoUrl,
-    MONGO_DB: freshName('cc_routing_bench'),
+    MONGO_DB: dbName,
     KAFKA_GROUP_ID: groupId,
     ...issuer.env,
   });
@@ -62,6 +67,7 @@ async function target(): Promise<Target> {
   // The gateway checks the bench issuer's tokens as an external OIDC issuer's and proxies to routing.
   const gateway = env.BENCH_DIRECT ? undefined : await startGatewayProcess({ ROUTING: svc.url() }, issuer.env);
   return {
+    dbName,
     base: gateway?.url ?? svc.url(),
     via: gateway ? 'gateway process → routing in-process' : 'routing in-process (no gateway)',
     tokens: async (accountId) => ({
@@ -149,8 +155,13 @@ async function setupAccount(t: Target, base: string, accountId: string) {
   return tokens;
 }
 
-async function invokePhase(t: Target, objects: number, count: number, width: number) {
-  const accountId = freshName('bench').replace(/_/g, '-');
+async function invokePhase(
+  t: Target,
+  objects: number,
+  count: number,
+  width: number,
+  accountId = freshName('bench').replace(/_/g, '-'),
+) {
   const tokens = await setupAccount(t, t.base, accountId);
   const latencies: number[] = [];
   const started = performance.now();
@@ -213,6 +224,50 @@ async function offerPhase(t: Target) {
   };
 }
 
+/**
+ * Stores `total` interactions of history in routing's database for `accountId`, as a busy account leaves them:
+ * ended interactions in the archive and their request-log entries, cloned from the documents the empty-store
+ * phase wrote (the real shapes, indexes as the service made them). insertMany in chunks of 50 (the store stalls
+ * on larger bulks), a few at a time.
+ */
+async function seedHistory(dbName: string, accountId: string, total: number): Promise<number> {
+  const conn = await mongoose.createConnection(mongoUrl, { dbName }).asPromise();
+  try {
+    const interaction = await conn.collection('interactions').findOne({ accountId });
+    const request = await conn.collection('invoke_requests').findOne({ accountId });
+    if (!interaction || !request) throw new Error('no interaction of the empty-store phase to clone');
+    const { outbox: _o, ...shape } = interaction as Record<string, unknown>;
+    const now = Date.now();
+    const started = performance.now();
+    let done = 0;
+    await pool(Math.ceil(total / 50), 4, async (chunk) => {
+      const n = Math.min(50, total - chunk * 50);
+      const ids = Array.from({ length: n }, (_, k) => `hist-${chunk * 50 + k}`);
+      await conn.collection('interaction_archive').insertMany(
+        ids.map((id) => ({
+          ...shape,
+          _id: `${accountId}:${id}` as never,
+          requestId: id,
+          externalId: `x-${id}`,
+          liveKey: null,
+          state: 'released',
+          endedAt: now,
+        })),
+      );
+      await conn
+        .collection('invoke_requests')
+        .insertMany(
+          ids.map((id) => ({ ...request, _id: `${accountId}:${id}` as never, requestId: id, externalId: `x-${id}` })),
+        );
+      done += n;
+      if (done % 10_000 === 0) process.stdout.write(`[bench] stored ${done}/${total} interactions of history\n`);
+    });
+    return Math.round((total / (performance.now() - started)) * 1000);
+  } finally {
+    await conn.close();
+  }
+}
+
 /** The store's own single-document insert rate in this run, to judge store-bound numbers against. */
 async function storeRate(): Promise<number> {
   const conn = await mongoose.createConnection(mongoUrl, { dbName: freshName('cc_routing_bench_raw') }).asPromise();
@@ -241,6 +296,18 @@ async function main() {
     process.stdout.write(`[bench] ${JSON.stringify(single)}\n[bench] Invoke 50 objects x ${batchCount}\n`);
     const batch50 = await invokePhase(t, 50, batchCount, batchConcurrency);
     process.stdout.write(`[bench] ${JSON.stringify(batch50)}\n`);
+    // The same 1-object phase again, for an account whose database now holds `storedHistory` interactions.
+    let stored: (ReturnType<typeof stats> & { storedInteractions: number; seededPerSecond: number }) | null = null;
+    if (storedHistory > 0 && t.dbName) {
+      const accountId = freshName('bench').replace(/_/g, '-');
+      await invokePhase(t, 1, 5, 1, accountId); // the account, and documents to clone
+      process.stdout.write(`[bench] storing ${storedHistory} interactions of history\n`);
+      const seededPerSecond = await seedHistory(t.dbName, accountId, storedHistory);
+      process.stdout.write(`[bench] Invoke 1 object x ${singleCount} with ${storedHistory} stored\n`);
+      const run = await invokePhase(t, 1, singleCount, concurrency, accountId);
+      stored = { ...run, storedInteractions: storedHistory, seededPerSecond };
+      process.stdout.write(`[bench] ${JSON.stringify(stored)}\n`);
+    }
     const result = {
       at: new Date().toISOString(),
       via: t.via,
@@ -249,6 +316,7 @@ async function main() {
       store: { rawInsertsPerSecond },
       invokeSingleObject: single,
       invoke50Objects: batch50,
+      invokeSingleObjectStored: stored,
       dispatchToOffer,
     };
     const dir = resolve(__dirname, '../../../bench/results');
@@ -260,6 +328,16 @@ async function main() {
     writeBenchResult('routing', details, [
       { id: 'invoke.1', value: perObject(single), beside: storeBeside, numbers: { ...single, rawInsertsPerSecond } },
       { id: 'invoke.50', value: perObject(batch50), beside: storeBeside, numbers: { ...batch50, rawInsertsPerSecond } },
+      ...(stored
+        ? [
+            {
+              id: 'invoke.stored',
+              value: `${stored.requestsPerSecond} req/s, p50/p99 ${stored.p50Ms}/${stored.p99Ms} ms with ${stored.storedInteractions} stored = ${Math.round((stored.requestsPerSecond / single.requestsPerSecond) * 100) / 100} × empty`,
+              beside: `empty store ${single.requestsPerSecond} req/s (same run); ${storeBeside}`,
+              numbers: { ...stored, emptyRequestsPerSecond: single.requestsPerSecond, rawInsertsPerSecond },
+            },
+          ]
+        : []),
       {
         id: 'dispatch.offer',
         value: `p50/p99 ${dispatchToOffer.p50Ms}/${dispatchToOffer.p99Ms} ms`,
