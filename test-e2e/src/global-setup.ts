@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { selfSignedCertificate, testInfra } from '@cc/testing';
+import { selfSignedCertificate, skipTopicHistory, testInfra } from '@cc/testing';
 import { onLocalStack, stackScript } from './local-stack.control';
 import {
   e2eConsumerGroups,
@@ -54,22 +54,8 @@ export default async function globalSetup(): Promise<void> {
  * minutes on the local store.
  */
 async function skipHistory(brokers: string[]): Promise<void> {
-  const { Kafka, logLevel } = await import('kafkajs');
-  const admin = new Kafka({ brokers, clientId: 'e2e-setup', logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  try {
-    const topics = (await admin.listTopics()).filter((t) => t.startsWith('cc.') && !t.endsWith('.dlq'));
-    for (const topic of topics) {
-      const partitions = (await admin.fetchTopicOffsets(topic)).map((o) => ({
-        partition: o.partition,
-        offset: o.high,
-      }));
-      for (const groupId of e2eConsumerGroups) await admin.setOffsets({ groupId, topic, partitions });
-    }
-    process.stdout.write(`[e2e] consumer groups start at the end of ${topics.length} topics\n`);
-  } finally {
-    await admin.disconnect();
-  }
+  const topics = await skipTopicHistory(brokers, e2eConsumerGroups, 'e2e-setup');
+  process.stdout.write(`[e2e] consumer groups start at the end of ${topics} topics\n`);
 }
 
 /**

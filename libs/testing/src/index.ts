@@ -1,6 +1,7 @@
 export * from './bench';
 export * from './gateway';
 export * from './infra';
+export * from './kafka-groups';
 export * from './logs';
 export * from './poll';
 export * from './store-scans';
