@@ -75,6 +75,8 @@ describe('operator console in Chromium', () => {
     await audit('sign-in');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Live' }).waitFor();
+    // Live once the snapshot is read and the stream followed: what an operator sees before trusting the page.
+    await page.getByText('Updated from the event stream', { exact: false }).waitFor({ timeout: uiTimeoutMs });
     const storage = await page.evaluate(
       () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
     );

@@ -198,6 +198,11 @@ export const livePage: Page = {
       draw();
     };
 
+    /**
+     * Follows the stream. The first connection opens the stream BEFORE the REST snapshot is read and holds the
+     * events that arrive meanwhile, applying them after it: an event between the snapshot and the connection
+     * would otherwise be missed for good (the stream starts from "now"). A resumed connection needs no snapshot.
+     */
     const stream = async (lastEventId?: string): Promise<void> => {
       const token = await api.token('admin');
       const res = await fetch('/events/stream', {
@@ -210,6 +215,29 @@ export const livePage: Page = {
       });
       if (res.status === 404) throw new ApiError(404, 'REQUEST.NOT_FOUND', 'no event stream');
       if (!res.ok || !res.body) throw new ApiError(res.status, undefined, `event stream answered ${res.status}`);
+      const held: Array<[string, string]> | undefined = lastEventId ? undefined : [];
+      let snapshotApplied = !held;
+      let last = lastEventId;
+      const parser = new SseParser();
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      const reading = (async () => {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          for (const msg of parser.push(value)) {
+            if (msg.id) last = msg.id;
+            if (held && !snapshotApplied) held.push([msg.event, msg.data]);
+            else handle(msg.event, msg.data);
+          }
+        }
+      })();
+      // Awaited below; marked handled now so a stream that fails during the snapshot is not an unhandled rejection.
+      reading.catch(() => undefined);
+      if (held) {
+        await poll();
+        snapshotApplied = true;
+        for (const [event, data] of held.splice(0)) handle(event, data);
+      }
       mode = 'stream';
       problem = undefined;
       draw();
@@ -223,17 +251,7 @@ export const livePage: Page = {
           // The next round tries again; the stream goes on.
         }
       }, 10_000);
-      const parser = new SseParser();
-      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-      let last = lastEventId;
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        for (const msg of parser.push(value)) {
-          if (msg.id) last = msg.id;
-          handle(msg.event, msg.data);
-        }
-      }
+      await reading;
       // The server closed the stream (restart, slow-consumer bound): resume where it stopped.
       if (!abort.signal.aborted) await stream(last);
     };
@@ -268,16 +286,15 @@ export const livePage: Page = {
 
     draw();
     (async () => {
-      await poll();
       try {
         await stream();
       } catch (err) {
         if (abort.signal.aborted) return;
         if (!(err instanceof ApiError && err.status === 404)) problem = err;
         mode = 'polling';
-        draw();
         if (timer) clearInterval(timer);
         timer = setInterval(poll, pollMs);
+        await poll();
       }
     })();
     // The oldest wait grows by itself: redraw every second while something waits (only then, so keyboard
