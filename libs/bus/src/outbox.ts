@@ -99,6 +99,8 @@ export class OutboxRelay {
   private closing = false;
   /** Documents to flush at a known time, each with the controller that cancels its wait: key `<collection>:<id>`. */
   private readonly retries = new Map<string, AbortController>();
+  /** Every wait or retry in progress (some are no longer in {@link retries} while they flush), for stop(). */
+  private readonly cancels = new Set<AbortController>();
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
@@ -142,6 +144,7 @@ export class OutboxRelay {
     if (this.retries.has(key)) return; // already due; that flush reads the whole outbox
     const cancel = new AbortController();
     this.retries.set(key, cancel);
+    this.cancels.add(cancel);
     const { signal } = cancel;
     const run = delay(delayMs ?? this.graceMs, { signal, unref: true })
       .then(() =>
@@ -176,6 +179,7 @@ export class OutboxRelay {
       })
       .finally(() => {
         if (this.retries.get(key) === cancel) this.retries.delete(key);
+        this.cancels.delete(cancel);
       });
     this.inFlight.add(run);
     void run.finally(() => this.inFlight.delete(run));
@@ -243,7 +247,7 @@ export class OutboxRelay {
     this.closing = true;
     clearTimeout(this.timer);
     this.timer = undefined;
-    for (const cancel of this.retries.values()) cancel.abort(new Error('stopping'));
+    for (const cancel of this.cancels) cancel.abort(new Error('stopping'));
     this.retries.clear();
     await this.running;
     await Promise.all([...this.inFlight]);
