@@ -4,7 +4,18 @@ const swc = [
   '@swc/jest',
   { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
 ];
-const common = { transform: { '^.+\\.ts$': swc }, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+const esmSwc = ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }];
+// ESM-only dependencies (p-retry, under @cc/kit's retry) are compiled to CommonJS for jest; Node itself loads them.
+const esmOnly = ['p-retry', 'is-network-error'];
+const common = {
+  transform: {
+    '^.+\\.ts$': swc,
+    [`/node_modules/(?:\\.pnpm/[^/]+/node_modules/)?(?:${esmOnly.join('|')})/.+\\.js$`]: esmSwc,
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(?:\\.pnpm/[^/]+/node_modules/)?(?:${esmOnly.join('|')})/)`],
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+};
 module.exports = {
   // Per-project testTimeout is ignored by jest; integration tests need real-broker time.
   testTimeout: 60000,

@@ -1,4 +1,4 @@
-import { isConnectivityError, type Logger, type Metrics, SpanKind, withSpan } from '@cc/kit';
+import { isConnectivityError, type Logger, type Metrics, retry, retryPolicies, SpanKind, withSpan } from '@cc/kit';
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import type { CloudEvent } from './envelope';
 import type { EventProducer } from './producer';
@@ -36,7 +36,7 @@ export interface ConsumerOptions {
   deduper?: Deduper;
   /** Attempts for a failing handler before dead-lettering (default 4). */
   maxAttempts?: number;
-  /** First retry delay in ms, doubled each attempt (default 200). */
+  /** First retry delay in ms, doubled each attempt up to the `handler` retry policy's cap (default 200). */
   retryBaseMs?: number;
   /** Dead-letter topic (default `<groupId>.dlq`). */
   deadLetterTopic?: string;
@@ -260,25 +260,51 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
             return lazy();
           },
         };
-        for (let attempt = 1; ; attempt++) {
-          try {
-            await opts.handler(ev, hctx);
-            count(topic, 'handled');
-            return;
-          } catch (err) {
-            const infra = isInfra(err);
-            if (!infra && (attempt >= maxAttempts || err instanceof InvalidEventError)) {
-              lazy().error({ err, attempt }, 'handler failed; event dead-lettered');
-              await deadLetter(topic, partition, msg, `${(err as Error).name}: ${(err as Error).message}`, attempt);
-              return;
-            }
-            if (!isRunning()) throw err; // shutting down: leave the offset uncommitted; redelivered later
-            const delay = Math.min(baseMs * 2 ** (attempt - 1), infra ? 5000 : 10000);
-            lazy().warn({ err: (err as Error).message, attempt, delayMs: delay, infra }, 'handler failed; retrying');
-            count(topic, 'retried');
-            await new Promise((r) => setTimeout(r, delay));
-            await heartbeat();
-          }
+        // The first try runs outside retry(): the wrapper costs ~10 µs a call, too much on the per-event hot path.
+        let firstError: unknown;
+        try {
+          await opts.handler(ev, hctx);
+          count(topic, 'handled');
+          return;
+        } catch (err) {
+          firstError = err;
+        }
+        let attempts = 0;
+        // A failed heartbeat (the group rebalances) is not the handler's failure: it ends the batch as before.
+        let beatError: unknown;
+        try {
+          await retry(
+            async (attempt) => {
+              attempts = attempt;
+              if (attempt === 1) throw firstError; // replayed, so the policy sees it and waits before attempt 2
+              await heartbeat().catch((err) => {
+                beatError = err;
+                throw err;
+              });
+              await opts.handler(ev, hctx);
+            },
+            {
+              policy: { ...retryPolicies.handler, minDelayMs: baseMs },
+              what: 'event handler',
+              // Infrastructure errors retry while the consumer runs; others up to maxAttempts; invalid events never.
+              retryable: (err, attempt) =>
+                beatError === undefined &&
+                isRunning() &&
+                (isInfra(err) || (attempt < maxAttempts && !(err instanceof InvalidEventError))),
+              onRetry: (err, attempt) => {
+                lazy().warn({ err: err.message, attempt, infra: isInfra(err) }, 'handler failed; retrying');
+                count(topic, 'retried');
+              },
+            },
+          );
+          count(topic, 'handled');
+        } catch (err) {
+          if (beatError !== undefined) throw beatError;
+          // Given up while running: the event is bad (attempts spent, invalid, or a programming error).
+          const final = !isInfra(err) && (isRunning() || attempts >= maxAttempts || err instanceof InvalidEventError);
+          if (!final) throw err; // shutting down: leave the offset uncommitted; redelivered later
+          lazy().error({ err, attempt: attempts }, 'handler failed; event dead-lettered');
+          await deadLetter(topic, partition, msg, `${(err as Error).name}: ${(err as Error).message}`, attempts);
         }
       }
     },

@@ -1,5 +1,6 @@
 export * from './consumer';
 export * from './dedupe';
+export * from './eager-publisher';
 export * from './envelope';
 export * from './kafka';
 export * from './outbox';

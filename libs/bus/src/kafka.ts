@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
-import type { Logger } from '@cc/kit';
+import { type Logger, retry, retryPolicies } from '@cc/kit';
 import { type ITopicConfig, Kafka, type KafkaConfig, logLevel, type SASLOptions } from 'kafkajs';
 
 /** The Kafka security settings of a service's config (`kafkaSecurityConfigSpec` in @cc/kit). */
@@ -98,18 +98,15 @@ export async function ensureTopics(kafka: Kafka, topics: ITopicConfig[], attempt
   const admin = kafka.admin();
   await admin.connect();
   try {
-    for (let attempt = 1; ; attempt++) {
-      try {
+    await retry(
+      async () => {
         const existing = new Set(await admin.listTopics());
         const missing = topics.filter((t) => !existing.has(t.topic));
         if (missing.length) await admin.createTopics({ topics: missing, waitForLeaders: true });
         await admin.fetchTopicMetadata({ topics: topics.map((t) => t.topic) });
-        return;
-      } catch (err) {
-        if (attempt >= attempts) throw err;
-        await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** attempt, 3000)));
-      }
-    }
+      },
+      { policy: { ...retryPolicies.topics, retries: attempts - 1 }, what: 'topic creation' },
+    );
   } finally {
     await admin.disconnect();
   }

@@ -1,4 +1,4 @@
-import type { Logger, Metrics } from '@cc/kit';
+import { delay, type Logger, type Metrics, retry, retryPolicies } from '@cc/kit';
 import { type Model, type mongo, Schema } from 'mongoose';
 import type { CloudEvent } from './envelope';
 import type { EventProducer } from './producer';
@@ -59,6 +59,15 @@ export function outboxEntries(topic: string, events: CloudEvent[]): OutboxEntry[
   return events.map((event) => ({ _id: event.id, topic, event, createdAt: now }));
 }
 
+/** What a write left pending in a document's outbox (returned by the write itself, so no re-read). */
+export interface Staged {
+  entries: OutboxEntry[];
+  seq: number;
+}
+
+/** Most operations in one bulk write (larger bulks stall FerretDB). */
+const bulkChunk = 50;
+
 /** Any aggregate model that spreads {@link outboxField} into its schema. */
 // biome-ignore lint/suspicious/noExplicitAny: aggregates differ in their other fields
 export type OutboxModel = Model<any>;
@@ -77,7 +86,7 @@ function raw(model: OutboxModel): mongo.Collection {
 }
 
 /**
- * Publishes staged events: eagerly right after a write ({@link OutboxRelay.flush}), again on a timer when
+ * Publishes staged events: eagerly right after a write (through the `EagerPublisher`), again on a timer when
  * that failed or was skipped ({@link OutboxRelay.later}: the document is known, so no scan), and in a slow
  * safety sweep for what nobody in this process knows of (another instance crashed between its write and its
  * publish). Nothing polls the store faster than the sweep. Entries leave the document only after Kafka
@@ -87,8 +96,11 @@ export class OutboxRelay {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = true;
-  /** Documents to flush at a known time: key `<collection>:<id>`. */
-  private readonly retries = new Map<string, { timer: NodeJS.Timeout; attempt: number }>();
+  private closing = false;
+  /** Documents to flush at a known time, each with the controller that cancels its wait: key `<collection>:<id>`. */
+  private readonly retries = new Map<string, AbortController>();
+  /** Every wait or retry in progress (some are no longer in {@link retries} while they flush), for stop(). */
+  private readonly cancels = new Set<AbortController>();
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
@@ -119,58 +131,65 @@ export class OutboxRelay {
   /** Publishes everything pending on one document, in order, then removes what was sent. */
   async flush(model: OutboxModel, id: unknown): Promise<void> {
     const doc = (await raw(model).findOne(byId(id), { projection: { outbox: 1, outboxSeq: 1 } })) as OutboxView | null;
-    if (doc?.outbox?.length) await this.publishDoc(model, id, doc.outbox, doc.outboxSeq ?? 0);
-  }
-
-  /** Like {@link flush} but never throws: a failure is retried on a timer ({@link later}). Use right after the write. */
-  async flushSoon(model: OutboxModel, id: unknown): Promise<void> {
-    await this.flush(model, id).then(
-      () => this.forget(model, id),
-      (err) => {
-        this.opts.logger.warn(
-          { err: (err as Error).message, collection: model.collection.name },
-          'eager publish failed; relay will retry',
-        );
-        this.later(model, id);
-      },
-    );
+    if (doc?.outbox?.length) await this.publishStaged(model, id, doc.outbox, doc.outboxSeq ?? 0);
   }
 
   /**
-   * Flushes one document after a delay (default: the grace period), retrying with backoff up to the sweep
-   * interval until it succeeds: for a write whose eager publish failed or was turned off.
+   * Flushes one document after a delay (default: the grace period), retrying with the `outbox` retry policy (capped
+   * at the sweep interval) until it succeeds: for a write whose eager publish failed or was turned off.
    */
   later(model: OutboxModel, id: unknown, delayMs?: number): void {
+    if (this.closing) return; // stopping: the next start's sweep publishes it
     const key = `${model.collection.name}:${String(id)}`;
     if (this.retries.has(key)) return; // already due; that flush reads the whole outbox
-    this.arm(key, model, id, delayMs ?? this.graceMs, 0);
-  }
-
-  private arm(key: string, model: OutboxModel, id: unknown, delayMs: number, attempt: number): void {
-    const timer = setTimeout(() => {
-      this.retries.delete(key);
-      const run = this.flush(model, id).catch((err) => {
-        this.opts.logger.warn(
-          { err: (err as Error).message, collection: model.collection.name, attempt },
-          'outbox retry failed; retrying later',
-        );
-        if (!this.retries.has(key))
-          this.arm(key, model, id, Math.min(this.graceMs * 2 ** (attempt + 1), this.sweepMs), attempt + 1);
+    const cancel = new AbortController();
+    this.retries.set(key, cancel);
+    this.cancels.add(cancel);
+    const { signal } = cancel;
+    const run = delay(delayMs ?? this.graceMs, { signal, unref: true })
+      .then(() =>
+        retry(
+          async () => {
+            // While flushing, a new write's later() arms its own wait (this flush may have read before that write).
+            if (this.retries.get(key) === cancel) this.retries.delete(key);
+            try {
+              await this.flush(model, id);
+            } catch (err) {
+              if (this.retries.has(key))
+                cancel.abort(new Error('superseded')); // the newer wait retries instead
+              else this.retries.set(key, cancel);
+              throw err;
+            }
+          },
+          {
+            policy: { ...retryPolicies.outbox, minDelayMs: this.graceMs * 2, maxDelayMs: this.sweepMs },
+            what: 'outbox retry',
+            logger: this.opts.logger.child({ collection: model.collection.name }),
+            signal,
+          },
+        ),
+      )
+      .catch((err) => {
+        // Cancelled: published meanwhile, superseded or stopping. Anything else is left to the sweep.
+        if (!signal.aborted)
+          this.opts.logger.error(
+            { err: (err as Error).message, collection: model.collection.name },
+            'outbox retry gave up',
+          );
+      })
+      .finally(() => {
+        if (this.retries.get(key) === cancel) this.retries.delete(key);
+        this.cancels.delete(cancel);
       });
-      this.inFlight.add(run);
-      void run.finally(() => this.inFlight.delete(run));
-    }, delayMs);
-    timer.unref();
-    this.retries.set(key, { timer, attempt });
+    this.inFlight.add(run);
+    void run.finally(() => this.inFlight.delete(run));
   }
 
-  private forget(model: OutboxModel, id: unknown): void {
+  /** Cancels a pending {@link later} of the document: it was published by other means. */
+  forget(model: OutboxModel, id: unknown): void {
     const key = `${model.collection.name}:${String(id)}`;
-    const pending = this.retries.get(key);
-    if (pending) {
-      clearTimeout(pending.timer);
-      this.retries.delete(key);
-    }
+    this.retries.get(key)?.abort(new Error('published'));
+    this.retries.delete(key);
   }
 
   /** One sweep over every model; returns how many events it published. */
@@ -187,7 +206,7 @@ export class OutboxRelay {
       for (const doc of docs) {
         if (!doc.outbox?.length) continue;
         try {
-          await this.publishDoc(model, doc._id, doc.outbox, doc.outboxSeq ?? 0);
+          await this.publishStaged(model, doc._id, doc.outbox, doc.outboxSeq ?? 0);
           published += doc.outbox.length;
         } catch (err) {
           // One document's bad or unpublishable event must not stall every other document's.
@@ -208,6 +227,7 @@ export class OutboxRelay {
   start(): void {
     if (!this.opts.models.length) return;
     this.stopped = false;
+    this.closing = false;
     const sweep = (next: number) => async () => {
       if (this.stopped) return;
       this.running = this.runOnce()
@@ -224,16 +244,50 @@ export class OutboxRelay {
   /** Stops the sweep and the retry timers and waits for work in progress. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.closing = true;
     clearTimeout(this.timer);
     this.timer = undefined;
-    for (const { timer } of this.retries.values()) clearTimeout(timer);
+    for (const cancel of this.cancels) cancel.abort(new Error('stopping'));
     this.retries.clear();
     await this.running;
     await Promise.all([...this.inFlight]);
     clearTimeout(this.timer);
   }
 
-  private async publishDoc(model: OutboxModel, id: unknown, entries: OutboxEntry[], seq: number): Promise<void> {
+  /**
+   * Several new documents' staged events at once (see `EagerPublisher.soonMany`): one produce call per topic,
+   * each document's entries in order, then one bulk clear (documents changed meanwhile are flushed on their own).
+   */
+  async publishStagedMany(model: OutboxModel, items: { id: unknown; staged: Staged }[]): Promise<void> {
+    const byTopic = new Map<string, CloudEvent[]>();
+    for (const { staged } of items)
+      for (const e of staged.entries) {
+        const list = byTopic.get(e.topic) ?? [];
+        list.push(e.event);
+        byTopic.set(e.topic, list);
+      }
+    for (const [topic, events] of byTopic) await this.opts.producer.publish(topic, events);
+    let matched = 0;
+    // Bounded bulks: a large bulk write stalls FerretDB for everyone.
+    for (let i = 0; i < items.length; i += bulkChunk) {
+      const chunk = items.slice(i, i + bulkChunk);
+      const res = await raw(model).bulkWrite(
+        chunk.map(({ id, staged }) => ({
+          updateOne: { filter: { ...byId(id), outboxSeq: staged.seq }, update: { $set: { outbox: [] } } },
+        })),
+        { ordered: false },
+      );
+      matched += res.matchedCount;
+    }
+    // Some document changed meanwhile (rare): its flush sends what it holds now.
+    if (matched !== items.length) for (const { id } of items) await this.flush(model, id);
+  }
+
+  /**
+   * Publishes entries read from (or just written to) one document, in order, then clears them if nothing was staged
+   * since (`outboxSeq` unchanged); otherwise reads the document again and sends the rest.
+   */
+  async publishStaged(model: OutboxModel, id: unknown, entries: OutboxEntry[], seq: number): Promise<void> {
     const sent = new Set<string>();
     for (let round = 0; round < 5; round++) {
       const pending = entries.filter((e) => !sent.has(e._id));

@@ -11,4 +11,5 @@ export * from './logger';
 export * from './metrics';
 export * from './network-policy';
 export { isSensitiveField, isSensitiveQueryParam, redactDeep } from './redact';
+export * from './retry';
 export * from './tracing';

@@ -1,4 +1,4 @@
-import type { Logger, Metrics } from '@cc/kit';
+import { type Logger, type Metrics, retry, retryPolicies } from '@cc/kit';
 import mongoose, { type Connection, type Model } from 'mongoose';
 
 /** Options for {@link connectStore}. */
@@ -33,31 +33,34 @@ export async function connectStore(opts: StoreOptions): Promise<Connection> {
 
 async function connectWithRetry(opts: StoreOptions, maxPoolSize: number): Promise<Connection> {
   const log = opts.logger.child({ component: 'store', db: opts.dbName });
-  const deadline = Date.now() + (opts.connectDeadlineMs ?? 120_000);
-  for (let attempt = 1; ; attempt++) {
-    const conn = mongoose.createConnection(opts.url, {
-      dbName: opts.dbName,
-      autoIndex: false,
-      autoCreate: false,
-      serverSelectionTimeoutMS: 5000,
-      // The driver's server monitor pings every 10 s by default: the one store command an idle service would
-      // send. Failures still surface on the next operation and in /readyz, which pings itself.
-      heartbeatFrequencyMS: 30_000,
-      maxPoolSize,
-    });
-    try {
-      await conn.asPromise();
+  return retry(
+    async (attempt) => {
+      const conn = mongoose.createConnection(opts.url, {
+        dbName: opts.dbName,
+        autoIndex: false,
+        autoCreate: false,
+        serverSelectionTimeoutMS: 5000,
+        // The driver's server monitor pings every 10 s by default: the one store command an idle service would
+        // send. Failures still surface on the next operation and in /readyz, which pings itself.
+        heartbeatFrequencyMS: 30_000,
+        maxPoolSize,
+      });
+      try {
+        await conn.asPromise();
+      } catch (err) {
+        await conn.close().catch(() => undefined);
+        throw err;
+      }
       log.info({ attempt, maxPoolSize }, 'store connected');
       if (opts.metrics) trackPool(conn, opts.metrics);
       return conn;
-    } catch (err) {
-      await conn.close().catch(() => undefined);
-      if (Date.now() > deadline) throw err;
-      const delay = Math.min(500 * 2 ** (attempt - 1), 5000);
-      log.warn({ attempt, delayMs: delay, err: (err as Error).message }, 'store not reachable; retrying');
-      await new Promise((r) => setTimeout(r, delay));
-    }
-  }
+    },
+    {
+      policy: { ...retryPolicies.connect, maxTimeMs: opts.connectDeadlineMs ?? retryPolicies.connect.maxTimeMs },
+      what: 'store connect',
+      logger: log,
+    },
+  );
 }
 
 /** Creates the declared indexes of every model (unique and compound only: the portable subset). */

@@ -1,3 +1,4 @@
+import { EagerPublisher } from '@cc/bus';
 import { createTokenVerifier, isConnectivityError } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import type { Config } from './config';
@@ -39,7 +40,8 @@ export async function startService(
     await runtime.ensureTopics(producedTopics);
     const { Analysis, CategorySet } = analysisModels(runtime.conn);
     const relay = await runtime.useModels([Analysis, CategorySet], [Analysis]);
-    const repo = new AnalysisRepository(Analysis, CategorySet, relay, {
+    const publisher = new EagerPublisher({ relay, logger: runtime.logger.child({ component: 'publisher' }) });
+    const repo = new AnalysisRepository(Analysis, CategorySet, publisher, {
       ms: config.ANALYSIS_READ_CACHE_MS,
       maxEntries: 10_000,
     });

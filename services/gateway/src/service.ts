@@ -1,3 +1,4 @@
+import { EagerPublisher } from '@cc/bus';
 import { createSecretBox } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import { KeyRing } from './auth/key-ring';
@@ -53,7 +54,10 @@ export async function startService(
   const store = openGatewayStore(runtime.conn);
   const relay = await runtime.useModels(store.models, [store.accounts.model]);
 
-  const accounts = new AccountsService(store.accounts, relay);
+  const accounts = new AccountsService(
+    store.accounts,
+    new EagerPublisher({ relay, logger: runtime.logger.child({ component: 'publisher' }) }),
+  );
   const clients = new ClientsService(store.clients);
   const v0 = new V0CredentialsService(store.v0);
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { EagerPublisher } from '@cc/bus';
 import { createSecretBox, createTokenVerifier } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import { EndpointBreakers } from './clients/endpoint-breakers';
@@ -72,7 +73,7 @@ export async function startService(
     breakers,
     box,
     producer: runtime.producer,
-    relay,
+    publisher: new EagerPublisher({ relay, logger: runtime.logger.child({ component: 'publisher' }) }),
     logger: runtime.logger,
   });
   pipeline = live;

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { EagerPublisher } from '@cc/bus';
 import { createSecretBox, createTokenVerifier, EndpointAllowlist } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import { ProviderService } from './app/provider.service';
 import { dnsResolver } from './clients/dns.client';
 import type { Config } from './config';
 import { formatSigningSecret, signingSecretBytes } from './domain/signing-secret';
-import { ProviderPublisher } from './events/provider.publisher';
 import { producedTopics } from './events/topics';
 import { mountRoutes } from './http/routes';
 import { providerModels } from './store/provider.model';
@@ -33,7 +33,8 @@ export async function startService(
     const relay = await runtime.useModels([Provider], [ProviderOutbox]);
     const providers = new ProviderService({
       repository: new ProviderRepository(Provider),
-      publisher: new ProviderPublisher(relay, ProviderOutbox),
+      publisher: new EagerPublisher({ relay, logger: runtime.logger.child({ component: 'publisher' }) }),
+      outbox: ProviderOutbox,
       box,
       newSecret: () => formatSigningSecret(randomBytes(signingSecretBytes)),
       graceSeconds: config.SIGNING_SECRET_GRACE_S,

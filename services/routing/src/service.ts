@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { OutboxRelay } from '@cc/bus';
+import { EagerPublisher, OutboxRelay } from '@cc/bus';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import type { mongo } from 'mongoose';
 import { AdminService } from './app/admin.service';
@@ -12,7 +12,6 @@ import { InteractionActions } from './app/interaction-actions';
 import { InvokeService } from './app/invoke.service';
 import type { Config } from './config';
 import { providerEventHandler } from './events/provider.consumer';
-import { EagerPublisher } from './events/publisher';
 import { producedTopics, providerTopic } from './events/topics';
 import { verifierFor } from './http/auth';
 import { mountRoutes } from './http/routes';
@@ -117,12 +116,11 @@ export async function startService(
     providers,
     requests: new RequestLogRepository(models, config.REQUEST_ID_RETENTION_HOURS * 3_600_000),
     leases: new AccountLeaseRepository(models),
-    publisher: new EagerPublisher(
+    publisher: new EagerPublisher({
       relay,
-      runtime.producer,
-      logger.child({ component: 'publisher' }),
-      config.OUTBOX_EAGER_PUBLISH,
-    ),
+      logger: logger.child({ component: 'publisher' }),
+      enabled: config.OUTBOX_EAGER_PUBLISH,
+    }),
     waker: { wake: async () => undefined },
   };
   const sync = new AgentSync(context);

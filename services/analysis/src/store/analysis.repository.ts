@@ -1,4 +1,4 @@
-import { type CloudEvent, type OutboxRelay, outboxEntries, withEvents } from '@cc/bus';
+import { type CloudEvent, type EagerPublisher, outboxEntries, withEvents } from '@cc/bus';
 import { isDuplicateKeyError } from '@cc/store';
 import type { Model, mongo } from 'mongoose';
 import type { CategoryRule } from '../domain/categories';
@@ -40,7 +40,7 @@ export class AnalysisRepository {
   constructor(
     private readonly Analysis: Model<AnalysisDoc>,
     private readonly CategorySet: Model<CategorySetDoc>,
-    private readonly relay: OutboxRelay,
+    private readonly publisher: EagerPublisher,
     private readonly readCache: { ms: number; maxEntries: number } = { ms: 10_000, maxEntries: 10_000 },
   ) {}
 
@@ -90,7 +90,7 @@ export class AnalysisRepository {
         );
       }
     }
-    await this.relay.flushSoon(this.Analysis, _id);
+    await this.publisher.soon(this.Analysis, _id);
   }
 
   /** Claims one queued job for `owner` until now + leaseMs; undefined when the queue is empty. */
@@ -151,7 +151,7 @@ export class AnalysisRepository {
     );
     this.cache.delete(doc._id);
     if (res.matchedCount === 0) return false;
-    await this.relay.flushSoon(this.Analysis, doc._id);
+    await this.publisher.soon(this.Analysis, doc._id);
     return true;
   }
 

@@ -1,4 +1,4 @@
-import type { OutboxRelay } from '@cc/bus';
+import type { EagerPublisher } from '@cc/bus';
 import { gatewayError, gatewayErrors } from '../domain/errors';
 import { applyFlagsPatch, defaultFeatureFlags, type FeatureFlags } from '../domain/feature-flags';
 import { checkRateLimit, type RateLimit } from '../domain/rate-limit-policy';
@@ -29,13 +29,13 @@ export function accountView(doc: AccountDoc, withRateLimit = false): AccountView
 
 /**
  * Accounts and their feature flags. Every flag change is staged as `account.feature-flags-changed` in the same
- * write as the flags (outbox) and published eagerly when a relay is at hand (the service), else by the running
+ * write as the flags (outbox) and published eagerly when a publisher is at hand (the service), else by the running
  * gateway's relay loop (the CLI).
  */
 export class AccountsService {
   constructor(
     private readonly repo: AccountRepository,
-    private readonly relay?: OutboxRelay,
+    private readonly publisher?: EagerPublisher,
   ) {}
 
   /** Creates an account; its initial flags are announced so read models know it. */
@@ -48,7 +48,7 @@ export class AccountsService {
       accountTopic,
       [event],
     );
-    await this.relay?.flushSoon(this.repo.model, p.accountId);
+    await this.publisher?.soon(this.repo.model, p.accountId);
     return accountView(doc);
   }
 
@@ -62,7 +62,7 @@ export class AccountsService {
       accountTopic,
       [event],
     );
-    if (created) await this.relay?.flushSoon(this.repo.model, p.accountId);
+    if (created) await this.publisher?.soon(this.repo.model, p.accountId);
     return created;
   }
 
@@ -89,7 +89,7 @@ export class AccountsService {
       if (!changed.length) return flags;
       const event = featureFlagsChanged({ accountId, flags, changed, traceparent });
       if (await this.repo.updateFlags(accountId, doc.version, flags, accountTopic, [event])) {
-        await this.relay?.flushSoon(this.repo.model, accountId);
+        await this.publisher?.soon(this.repo.model, accountId);
         return flags;
       }
     }

@@ -1,4 +1,4 @@
-import type { CloudEvent, EventProducer, OutboxRelay } from '@cc/bus';
+import type { CloudEvent, EagerPublisher, EventProducer } from '@cc/bus';
 import { outboxEntries } from '@cc/bus';
 import { type Logger, type SecretBox, SpanKind, withSpan } from '@cc/kit';
 import { LRUCache } from 'lru-cache';
@@ -40,7 +40,8 @@ export interface PipelineDeps {
   breakers: EndpointBreakers;
   box: SecretBox;
   producer: EventProducer;
-  relay: OutboxRelay;
+  /** Publishes what a write staged in an outbox (the relay retries what it cannot). */
+  publisher: EagerPublisher;
   logger: Logger;
   random?: () => number;
 }
@@ -642,13 +643,13 @@ export class DeliveryPipeline {
     });
     await this.deps.deliveries.writeOutcomes(writes);
     if (failedTopics.size) {
-      for (const w of writes) if (w.outbox.length) await this.deps.relay.flushSoon(this.deps.deliveries.queue, w.id);
+      for (const w of writes) if (w.outbox.length) await this.deps.publisher.soon(this.deps.deliveries.queue, w.id);
     }
   }
 
   /** 410 Gone: the endpoint is disabled until the provider is registered again; announced once. */
   private async disableEndpoint(p: ProviderDoc): Promise<void> {
-    const { providers, relay, breakers } = this.deps;
+    const { providers, publisher, breakers } = this.deps;
     const key = keyOf(p);
     const now = new Date();
     this.providerCache.set(key, { ...p, disabledAt: now });
@@ -661,7 +662,7 @@ export class DeliveryPipeline {
       now,
     );
     if (id !== undefined) {
-      await relay.flushSoon(providers.system, id);
+      await publisher.soon(providers.system, id);
       this.log.warn({ provider: p.provider, accountId: p.accountId, pending }, 'endpoint answered 410 Gone; disabled');
     }
   }

@@ -1,3 +1,5 @@
+import { retry, retryPolicies } from '@cc/kit';
+
 /**
  * Group commit: callers add items and wait; one flush at a time writes everything added meanwhile in
  * one call, so N concurrent deliveries cost one store round trip, not N. A failed flush is retried
@@ -7,7 +9,8 @@
 export class GroupCommit<T> {
   private pending: { item: T; done: () => void; fail: (err: Error) => void }[] = [];
   private flushing?: Promise<void>;
-  private stopped = false;
+  /** Aborted by {@link stop}: ends the retry of a failing flush. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly write: (items: T[]) => Promise<void>,
@@ -32,7 +35,7 @@ export class GroupCommit<T> {
 
   /** Stops retrying: waiting callers get an error, later ones too. */
   stop(): void {
-    this.stopped = true;
+    this.stopping.abort(new Error('stopped'));
     const left = this.pending;
     this.pending = [];
     for (const p of left) p.fail(new Error('stopped'));
@@ -48,20 +51,16 @@ export class GroupCommit<T> {
     const batch = this.pending;
     this.pending = [];
     try {
-      for (let attempt = 1; ; attempt++) {
-        if (this.stopped) {
-          for (const p of batch) p.fail(new Error('stopped'));
-          return;
-        }
-        try {
-          await this.write(batch.map((p) => p.item));
-          for (const p of batch) p.done();
-          return;
-        } catch (err) {
-          this.onRetry(err as Error, attempt);
-          await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** (attempt - 1), 5000)));
-        }
-      }
+      await retry(() => this.write(batch.map((p) => p.item)), {
+        policy: retryPolicies.write,
+        what: 'group commit',
+        signal: this.stopping.signal,
+        onRetry: this.onRetry,
+      });
+      for (const p of batch) p.done();
+    } catch (err) {
+      // Only a stop ends the retries (the write policy retries every store error): callers learn it was not written.
+      for (const p of batch) p.fail(err as Error);
     } finally {
       this.flushing = undefined;
       this.kick();

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { CloudEvent } from '@cc/bus';
+import type { CloudEvent, EagerPublisher, OutboxModel } from '@cc/bus';
 import { AppError, type SecretBox } from '@cc/kit';
 import type { ProviderHeader, ProviderInput } from '../domain/provider-settings';
 import { planRegistration } from '../domain/registration';
 import { rotateSecrets, type SigningSecret } from '../domain/signing-secret';
 import { providerDeletedEvent, providerStateEvent } from '../events/provider.events';
-import type { ProviderPublisher } from '../events/provider.publisher';
 import { headerAad, type ProviderDoc, signingSecretAad } from '../store/provider.model';
 import type { ProviderFields, ProviderRepository } from '../store/provider.repository';
 
@@ -32,7 +31,10 @@ export interface RegisterResult {
 /** Dependencies of {@link ProviderService}. */
 export interface ProviderServiceDeps {
   repository: ProviderRepository;
-  publisher: ProviderPublisher;
+  /** Publishes a write's staged events right after it (the bus's one eager path). */
+  publisher: EagerPublisher;
+  /** The relay's view of the providers collection (see `providerModels`). */
+  outbox: OutboxModel;
   box: SecretBox;
   /** A fresh Standard Webhooks signing secret. */
   newSecret: () => string;
@@ -40,6 +42,12 @@ export interface ProviderServiceDeps {
   graceSeconds: number;
   now?: () => Date;
 }
+
+/**
+ * How long a write waits for its eager publish before answering anyway: usually the event is out before the answer
+ * (routing learns the provider sooner), while a Kafka outage never holds the request (the relay sends it later).
+ */
+const eagerPublishWaitMs = 1000;
 
 /** Optimistic-concurrency retries before a write gives up with 409 (only under heavy concurrent writes of one name). */
 const maxAttempts = 5;
@@ -111,7 +119,7 @@ export class ProviderService {
         const id = randomUUID();
         // Registered concurrently: the next attempt replaces it instead.
         if (!(await repository.insert({ _id: id, accountId, name: input.name, ...fields }, [event]))) continue;
-        await this.deps.publisher.publish(id);
+        await this.deps.publisher.soon(this.deps.outbox, id, { waitMs: eagerPublishWaitMs });
       } else if (!(await this.write(existing, fields, event))) {
         continue;
       }
@@ -236,7 +244,7 @@ export class ProviderService {
       fields,
       [event],
     );
-    if (written) await this.deps.publisher.publish(existing._id);
+    if (written) await this.deps.publisher.soon(this.deps.outbox, existing._id, { waitMs: eagerPublishWaitMs });
     return written;
   }
 

@@ -21,7 +21,7 @@ export interface RegisterBody {
   provider: string;
   endpoint?: string | null;
   headers?: Record<string, string> | { key: string; value: string }[];
-  agentactionspermitted: Record<string, unknown>;
+  agentactionspermitted: AgentActionsPermitted;
 }
 
 const escapePointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -59,32 +59,15 @@ export function normalizeHeaders(headers: RegisterBody['headers']): ProviderHead
 
 /**
  * Turns a Register body into a {@link ProviderInput}: headers normalized and checked, permissions computed.
+ * The body already passed the contract's schema (permission names and 0/1 values are its rule, not this code's).
  * The endpoint's syntax and reachability are checked separately (see `endpoint-policy`), as they need DNS.
  */
 export function normalizeSettings(body: RegisterBody): ProviderInput {
-  const errors: FieldError[] = [];
-  let headers: ProviderHeader[] = [];
-  let permissions: EffectivePermissions | undefined;
-  try {
-    headers = normalizeHeaders(body.headers);
-  } catch (err) {
-    if (!(err instanceof AppError)) throw err;
-    errors.push(...err.errors);
-  }
-  try {
-    permissions = effectivePermissions(body.agentactionspermitted);
-  } catch (err) {
-    if (!(err instanceof AppError)) throw err;
-    errors.push(...err.errors);
-  }
-  if (errors.length || !permissions) {
-    throw new AppError('REQUEST.VALIDATION', `${errors.length} violation(s) of the request rules`, errors);
-  }
   return {
     name: body.provider,
     endpoint: body.endpoint ?? null,
-    headers,
-    agentactionspermitted: body.agentactionspermitted as AgentActionsPermitted,
-    permissions,
+    headers: normalizeHeaders(body.headers),
+    agentactionspermitted: body.agentactionspermitted,
+    permissions: effectivePermissions(body.agentactionspermitted),
   };
 }

@@ -1,4 +1,4 @@
-import { AppError } from '@cc/kit';
+import { providerSettings, validateBody } from '@cc/contracts';
 import { effectivePermissions } from '../../src/domain/permissions';
 import { permissionCases } from '../support/permission-combinations';
 
@@ -38,22 +38,27 @@ describe('effective permissions', () => {
     });
   });
 
-  it('refuses unknown operation names and values other than 0 or 1, naming each', () => {
-    let caught: unknown;
-    try {
-      effectivePermissions({ retrieve: 1, hold: 2, release: true });
-    } catch (err) {
-      caught = err;
+  // The registry used to check names and values by hand beside the schema; the contract's schema is now the only
+  // rule, so it must refuse everything that code refused, naming each field.
+  it('leaves unknown operation names and values other than 0 or 1 to the schema, which refuses each by name', () => {
+    const result = validateBody(providerSettings, {
+      provider: 'P',
+      agentactionspermitted: { retrieve: 1, hold: 2, release: true, transferToRoute: '1' },
+    });
+    expect(result.ok).toBe(false);
+    const pointers = result.ok ? [] : result.errors.map((e) => e.pointer);
+    expect(pointers).toEqual(
+      expect.arrayContaining([
+        '/agentactionspermitted/retrieve',
+        '/agentactionspermitted/hold',
+        '/agentactionspermitted/release',
+        '/agentactionspermitted/transferToRoute',
+      ]),
+    );
+    for (const c of cases) {
+      expect(validateBody(providerSettings, { provider: 'P', agentactionspermitted: c.given })).toMatchObject({
+        ok: true,
+      });
     }
-    expect(caught).toBeInstanceOf(AppError);
-    expect((caught as AppError).code).toBe('REQUEST.VALIDATION');
-    expect((caught as AppError).errors).toEqual([
-      {
-        pointer: '/agentactionspermitted/retrieve',
-        message: 'retrieve is not an operation (allowed: release, hold, transferToAgent, transferToRoute)',
-      },
-      { pointer: '/agentactionspermitted/hold', message: 'hold must be one of: 0, 1' },
-      { pointer: '/agentactionspermitted/release', message: 'release must be one of: 0, 1' },
-    ]);
   });
 });

@@ -53,7 +53,7 @@ export class AgentSync {
       const events = toCloudEvents(accountId, agentId, change.events, opts.traceparent);
       const staged = await this.ctx.agents.save(change.next, agent.version, events);
       if (staged) {
-        void this.ctx.publisher.soon(this.ctx.agents.outboxModel, agentId, staged);
+        void this.ctx.publisher.soon(this.ctx.agents.outboxModel, agentId, { staged });
         if (change.wake) await this.ctx.waker.wake(accountId);
         return;
       }

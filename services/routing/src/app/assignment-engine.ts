@@ -363,7 +363,7 @@ export class AssignmentEngine implements Waker {
         continue;
       }
       records.set(winner.agentId, reservation.next);
-      void this.ctx.publisher.soon(agents.outboxModel, winner.agentId, reserved);
+      void this.ctx.publisher.soon(agents.outboxModel, winner.agentId, { staged: reserved });
       const offer = offerTo(
         rec,
         { agentId: winner.agentId, username: winner.username },
@@ -388,7 +388,7 @@ export class AssignmentEngine implements Waker {
         if (fresh) records.set(fresh.agentId, fresh);
         continue;
       }
-      void this.ctx.publisher.soon(interactions.outboxModel, rec.interactionId, offered);
+      void this.ctx.publisher.soon(interactions.outboxModel, rec.interactionId, { staged: offered });
       nextAt = Math.min(nextAt, offer.next.offer?.expiresAt ?? never);
     }
     await interactions.recordDecisions(accountId, unassigned, maxDecisions);

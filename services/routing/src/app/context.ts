@@ -1,5 +1,5 @@
+import type { EagerPublisher } from '@cc/bus';
 import type { Logger } from '@cc/kit';
-import type { EagerPublisher } from '../events/publisher';
 import type { AccountLeaseRepository } from '../store/account-lease.repository';
 import type { AgentRepository } from '../store/agent.repository';
 import type { ConfigRepository } from '../store/config.repository';

@@ -115,7 +115,7 @@ export class DesktopService {
         toCloudEvents(accountId, agentId, change.events, traceparent),
       );
       if (staged) {
-        void this.ctx.publisher.soon(this.ctx.agents.outboxModel, agentId, staged);
+        void this.ctx.publisher.soon(this.ctx.agents.outboxModel, agentId, { staged });
         if (change.wake) await this.ctx.waker.wake(accountId);
         return presenceView(change.next);
       }

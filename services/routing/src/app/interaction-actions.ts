@@ -41,7 +41,7 @@ export class InteractionActions {
     const events = toCloudEvents(rec.accountId, rec.interactionId, t.events, traceparent);
     const staged = await this.ctx.interactions.save(t.next, rec.version, events, t.decision);
     if (!staged) return false;
-    void this.ctx.publisher.soon(this.ctx.interactions.outboxModel, rec.interactionId, staged);
+    void this.ctx.publisher.soon(this.ctx.interactions.outboxModel, rec.interactionId, { staged });
     await this.sync.afterChange(t.next, traceparent, agent);
     if (t.next.state === 'queued') await this.ctx.waker.wake(rec.accountId);
     return true;

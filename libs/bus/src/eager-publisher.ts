@@ -1,0 +1,121 @@
+import type { Logger } from '@cc/kit';
+import type { OutboxModel, OutboxRelay, Staged } from './outbox';
+
+/** Options of {@link EagerPublisher.soon}. */
+export interface SoonOptions {
+  /** The outbox as the write returned it: sent and cleared without reading the document again. */
+  staged?: Staged | null;
+  /**
+   * Resolve after at most this long even if the publish is still running (it goes on): a request answers in time
+   * while Kafka is slow, and the relay covers what fails. Default: wait for the publish.
+   */
+  waitMs?: number;
+}
+
+/**
+ * The one eager-publish path of the suite: right after an outbox write, publish what the document staged and clear
+ * it; whatever fails is left in the document and handed to the relay ({@link OutboxRelay.later}: a timer for that
+ * document, then the slow sweep). Publications of one document are chained, so two quick writes of one aggregate
+ * go out in order and never send the same entries twice. Never throws.
+ */
+export class EagerPublisher {
+  private readonly chains = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly opts: {
+      relay: OutboxRelay;
+      logger: Logger;
+      /** False leaves every write to the relay's timer after its grace period (crash tests; default true). */
+      enabled?: boolean;
+    },
+  ) {}
+
+  /** Publishes what the document `id` has staged; resolves when done (or after `waitMs`). */
+  soon(model: OutboxModel, id: unknown, options: SoonOptions = {}): Promise<void> {
+    const { relay } = this.opts;
+    if (this.opts.enabled === false) {
+      relay.later(model, id);
+      return Promise.resolve();
+    }
+    const { staged } = options;
+    const next = this.chain([this.key(model, id)], () =>
+      staged ? relay.publishStaged(model, id, staged.entries, staged.seq) : relay.flush(model, id),
+    ).then(
+      () => relay.forget(model, id),
+      (err) => this.failed(err, model, [id]),
+    );
+    return options.waitMs === undefined ? next : within(next, options.waitMs);
+  }
+
+  /**
+   * Like {@link soon} for several new documents at once (an Invocation's interactions): their events go in one
+   * produce call per topic and their outboxes are cleared in bulk; later writes of these documents publish after.
+   */
+  soonMany(model: OutboxModel, items: { id: unknown; staged: Staged }[]): Promise<void> {
+    const { relay } = this.opts;
+    if (!items.length) return Promise.resolve();
+    if (this.opts.enabled === false) {
+      for (const { id } of items) relay.later(model, id);
+      return Promise.resolve();
+    }
+    return this.chain(
+      items.map(({ id }) => this.key(model, id)),
+      () => relay.publishStagedMany(model, items),
+    ).then(
+      () => undefined,
+      (err) =>
+        this.failed(
+          err,
+          model,
+          items.map(({ id }) => id),
+        ),
+    );
+  }
+
+  /** Waits for every publication in progress (shutdown). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.chains.values()]);
+  }
+
+  private key(model: OutboxModel, id: unknown): string {
+    return `${model.collection.name}:${String(id)}`;
+  }
+
+  /** Runs `work` after every earlier publication of these documents, and registers it as their latest. */
+  private chain(keys: string[], work: () => Promise<void>): Promise<void> {
+    const previous = keys.flatMap((k) => {
+      const p = this.chains.get(k);
+      return p ? [p] : [];
+    });
+    const next = Promise.all(previous).then(work);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    for (const k of keys) this.chains.set(k, settled);
+    void settled.then(() => {
+      for (const k of keys) if (this.chains.get(k) === settled) this.chains.delete(k);
+    });
+    return next;
+  }
+
+  private failed(err: unknown, model: OutboxModel, ids: unknown[]): void {
+    this.opts.logger.warn(
+      { err: (err as Error).message, collection: model.collection.name, count: ids.length },
+      'eager publish failed; the relay retries it',
+    );
+    for (const id of ids) this.opts.relay.later(model, id);
+  }
+}
+
+/** Resolves when `work` does or after `ms`, whichever is first. */
+async function within(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work,
+    new Promise<void>((r) => {
+      timer = setTimeout(r, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}

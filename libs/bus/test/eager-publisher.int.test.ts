@@ -1,0 +1,146 @@
+import type { Consumer, Kafka } from 'kafkajs';
+import mongoose, { type Connection, Schema } from 'mongoose';
+import { createLogger } from '../../kit/src/logger';
+import { eventually, freshName, testInfra } from '../../testing/src';
+import {
+  createKafka,
+  EagerPublisher,
+  EventProducer,
+  EventSchemas,
+  ensureTopics,
+  newEvent,
+  type OutboxModel,
+  OutboxRelay,
+  outboxEntries,
+  outboxField,
+  withEvents,
+} from '../src';
+
+const logger = createLogger('eager-test', 'silent');
+const schemas = new EventSchemas({
+  'order.placed': { type: 'object', required: ['qty'], properties: { qty: { type: 'integer', minimum: 1 } } },
+});
+const placed = (qty: number, subject: string) =>
+  newEvent({ source: '/cc/test', type: 'order.placed', subject, accountId: 'acc1', data: { qty } });
+
+let kafka: Kafka;
+let producer: EventProducer;
+let conn: Connection;
+let Order: OutboxModel;
+const consumers: Consumer[] = [];
+
+beforeAll(async () => {
+  const infra = await testInfra();
+  kafka = createKafka({ brokers: infra.kafkaBrokers, clientId: 'eager-test', logger });
+  producer = new EventProducer(kafka, schemas, logger);
+  await producer.connect();
+  conn = await mongoose.createConnection(infra.mongoUrl, { dbName: freshName('eager') }).asPromise();
+  Order = conn.model(
+    'Order',
+    new Schema({ _id: String, accountId: String, qty: Number, ...outboxField }, { versionKey: false }),
+  );
+});
+afterAll(async () => {
+  await Promise.all(consumers.map((c) => c.disconnect()));
+  await producer.disconnect();
+  await conn.dropDatabase().catch(() => undefined);
+  await conn.close();
+});
+
+/** A fresh topic and the ids of every event that arrives on it. */
+async function topicWithReader(): Promise<{ topic: string; got: string[] }> {
+  const topic = freshName('t');
+  await ensureTopics(kafka, [{ topic, numPartitions: 2 }]);
+  const got: string[] = [];
+  const c = kafka.consumer({ groupId: freshName('reader') });
+  await c.connect();
+  await c.subscribe({ topic, fromBeginning: true });
+  await c.run({ eachMessage: async ({ message }) => void got.push(JSON.parse(String(message.value)).id) });
+  consumers.push(c);
+  return { topic, got };
+}
+
+const pending = async (id: string) => ((await Order.findById(id).lean<{ outbox: unknown[] }>())?.outbox ?? []).length;
+
+describe('EagerPublisher on a real broker and store', () => {
+  it('publishes right after the write and clears the outbox entry (read from the store, or as the write staged it)', async () => {
+    const { topic, got } = await topicWithReader();
+    const relay = new OutboxRelay({ models: [Order], producer, logger, sweepMs: 60_000 });
+    const publisher = new EagerPublisher({ relay, logger });
+    const a = placed(1, 'e-1');
+    await Order.create({ _id: 'e-1', accountId: 'acc1', qty: 1, outbox: outboxEntries(topic, [a]) });
+    expect(await pending('e-1')).toBe(1);
+    await publisher.soon(Order, 'e-1');
+    expect(await pending('e-1')).toBe(0);
+
+    const b = placed(2, 'e-1');
+    const c = placed(3, 'e-1');
+    const staged = { entries: outboxEntries(topic, [b, c]), seq: 3 };
+    await Order.updateOne({ _id: 'e-1' }, withEvents({ $set: { qty: 3 } }, topic, [b, c]));
+    await publisher.soon(Order, 'e-1', { staged });
+    expect(await pending('e-1')).toBe(0);
+    await eventually(() => got.length === 3, { what: 'three events' });
+    expect(got).toEqual([a.id, b.id, c.id]); // one document's events in write order
+    expect(await relay.runOnce(0)).toBe(0); // nothing left for the relay
+    await relay.stop();
+  });
+
+  it('publishes several new documents in one go (soonMany) and clears every outbox', async () => {
+    const { topic, got } = await topicWithReader();
+    const relay = new OutboxRelay({ models: [Order], producer, logger, sweepMs: 60_000 });
+    const publisher = new EagerPublisher({ relay, logger });
+    const ids = ['m-1', 'm-2', 'm-3'];
+    const items = ids.map((id, i) => {
+      const entries = outboxEntries(topic, [placed(i + 1, id)]);
+      return { id, entries, staged: { entries, seq: 1 } };
+    });
+    await Order.insertMany(
+      items.map(({ id, entries }) => ({ _id: id, accountId: 'acc1', qty: 1, outbox: entries, outboxSeq: 1 })),
+    );
+    await publisher.soonMany(Order, items);
+    for (const id of ids) expect(await pending(id)).toBe(0);
+    await eventually(() => got.length === 3, { what: 'three events' });
+    await relay.stop();
+  });
+
+  it('a failed produce leaves the entry in the document, and the relay publishes and clears it', async () => {
+    const { topic, got } = await topicWithReader();
+    // A real producer that is not connected: every send fails, as while the broker is unreachable.
+    const down = new EventProducer(kafka, schemas, logger);
+    const failingRelay = new OutboxRelay({ models: [Order], producer: down, logger, graceMs: 60_000 });
+    const publisher = new EagerPublisher({ relay: failingRelay, logger });
+    const e = placed(4, 'f-1');
+    await Order.create({ _id: 'f-1', accountId: 'acc1', qty: 4, outbox: outboxEntries(topic, [e]) });
+    await expect(publisher.soon(Order, 'f-1')).resolves.toBeUndefined(); // never throws
+    expect(await pending('f-1')).toBe(1);
+    expect(got).toEqual([]);
+    await failingRelay.stop();
+
+    // The relay (here: a healthy instance's sweep) sends what the eager publish could not.
+    const relay = new OutboxRelay({ models: [Order], producer, logger, graceMs: 0, sweepMs: 60_000 });
+    expect(await relay.runOnce(0)).toBe(1);
+    expect(await pending('f-1')).toBe(0);
+    await eventually(() => got.length === 1, { what: 'the relayed event' });
+    expect(got).toEqual([e.id]);
+    await relay.stop();
+  });
+
+  it('a failed produce hands the document to the relay timer, which publishes it once the broker is back', async () => {
+    const { topic, got } = await topicWithReader();
+    const e = placed(5, 'r-1');
+    await Order.create({ _id: 'r-1', accountId: 'acc1', qty: 5, outbox: outboxEntries(topic, [e]) });
+    // The broker is "down" for this instance's producer (not connected yet); the retry timer must pick the document
+    // up once it is back, without a sweep (sweepMs is a minute).
+    const down = new EventProducer(kafka, schemas, logger);
+    const relay = new OutboxRelay({ models: [Order], producer: down, logger, graceMs: 200, sweepMs: 60_000 });
+    const publisher = new EagerPublisher({ relay, logger });
+    await publisher.soon(Order, 'r-1');
+    expect(await pending('r-1')).toBe(1);
+    await down.connect();
+    await eventually(async () => (await pending('r-1')) === 0, { what: 'the outbox cleared by the retry timer' });
+    await eventually(() => got.length === 1, { what: 'the retried event' });
+    expect(got).toEqual([e.id]);
+    await relay.stop();
+    await down.disconnect();
+  });
+});
