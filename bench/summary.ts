@@ -119,6 +119,23 @@ const catalogue: CatalogueRow[] = [
     by: 'services/routing/bench/invoke.bench.ts',
     target: '≥ 0.8 × empty',
   },
+  {
+    id: 'invoke.backlog.idle',
+    what: '5,000 interactions queued, no agent Ready: CPU over 30 s (routing + gateway; store beside), store commands',
+    by: 'services/routing/bench/invoke.bench.ts',
+    target: '≤ 5 % of one core in total',
+  },
+  {
+    id: 'invoke.backlog',
+    what: 'Invoke 1-object rate with 5,000 queued and no agent Ready vs empty queue',
+    by: 'services/routing/bench/invoke.bench.ts',
+    target: '≥ 0.8 × empty queue',
+  },
+  {
+    id: 'invoke.commands',
+    what: 'Store commands per Invoke (1-object, 50-object): inside the request, and all it causes (pass, outbox clear)',
+    by: 'services/routing/bench/invoke.bench.ts',
+  },
 ];
 
 const root = resolve(__dirname, '..');

@@ -6,7 +6,7 @@
  * Writes bench/results/routing.json and routing.md at the repository root (run by `./cc bench`, or
  * `pnpm --filter @cc/routing bench`).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig } from '@cc/kit';
 import { freshName, startGatewayProcess, startTestIssuer, writeBenchResult } from '@cc/testing';
@@ -26,6 +26,12 @@ const batchConcurrency = Number(env.BENCH_BATCH_CONCURRENCY ?? 2);
 const offerSamples = Number(env.BENCH_OFFERS ?? 60);
 /** Interactions stored before the second 1-object phase (0 skips it): history the hot path must not read. */
 const storedHistory = Number(env.BENCH_STORED ?? 100_000);
+/** Interactions queued (no agent Ready) for the backlog phase (0 skips it). */
+const backlogSize = Number(env.BENCH_BACKLOG ?? 5_000);
+/** How long the backlog phase measures the suite's CPU at rest. */
+const idleWindowMs = Number(env.BENCH_IDLE_MS ?? 30_000);
+/** Sequential Invocations whose store commands are counted. */
+const profileCount = Number(env.BENCH_PROFILE ?? 20);
 
 interface Target {
   base: string;
@@ -161,8 +167,9 @@ async function invokePhase(
   count: number,
   width: number,
   accountId = freshName('bench').replace(/_/g, '-'),
+  known?: Awaited<ReturnType<typeof setupAccount>>,
 ) {
-  const tokens = await setupAccount(t, t.base, accountId);
+  const tokens = known ?? (await setupAccount(t, t.base, accountId));
   const latencies: number[] = [];
   const started = performance.now();
   await pool(count, width, async (i) => {
@@ -222,6 +229,188 @@ async function offerPhase(t: Target) {
     p99Ms: percentile(sorted, 99),
     maxMs: sorted.at(-1) ?? 0,
   };
+}
+
+/**
+ * Counts the store commands routing sends (mongoose's debug hook sees every model and `Model.collection`
+ * call of the in-process service; driver heartbeats are not commands of ours), by collection and method.
+ */
+function commandCounter() {
+  let total = 0;
+  const byKind = new Map<string, number>();
+  const previous = mongoose.get('debug');
+  mongoose.set('debug', (collection: string, method: string) => {
+    total++;
+    const k = `${collection}.${method}`;
+    byKind.set(k, (byKind.get(k) ?? 0) + 1);
+  });
+  return {
+    get total() {
+      return total;
+    },
+    snapshot: () => new Map(byKind),
+    stop: () => mongoose.set('debug', previous),
+  };
+}
+
+type Counter = ReturnType<typeof commandCounter>;
+
+/** Waits until routing sent no store command for `quietMs` (its pass and outbox clears are done), or the deadline. */
+async function settle(counter: Counter, quietMs: number, deadlineMs: number): Promise<void> {
+  const giveUp = Date.now() + deadlineMs;
+  let last = counter.total;
+  let since = Date.now();
+  while (Date.now() < giveUp) {
+    await new Promise((r) => setTimeout(r, 50));
+    if (counter.total !== last) {
+      last = counter.total;
+      since = Date.now();
+    } else if (Date.now() - since >= quietMs) return;
+  }
+}
+
+/**
+ * Store commands of one Invocation, sequentially (nothing else in flight): those sent before its answer,
+ * and everything it caused until routing falls quiet (the engine pass, the outbox clear, the wake).
+ */
+async function profilePhase(t: Target, counter: Counter, objects: number, count: number) {
+  const accountId = freshName('bench').replace(/_/g, '-');
+  const tokens = await setupAccount(t, t.base, accountId);
+  const inRequest: number[] = [];
+  const caused: number[] = [];
+  const kinds = new Map<string, number>();
+  for (let i = 0; i < count; i++) {
+    await settle(counter, 300, 5_000);
+    const before = counter.total;
+    const kindsBefore = counter.snapshot();
+    const requests = Array.from({ length: objects }, (_, j) => ({
+      requestId: `p-${i}-${j}`,
+      externalId: `pe-${i}-${j}`,
+      route: 'Bench',
+    }));
+    await call(t.base, 'POST', '/interactions/Invoke', tokens.invoke, { requests });
+    inRequest.push(counter.total - before);
+    await settle(counter, 300, 5_000);
+    caused.push(counter.total - before);
+    if (i === count - 1)
+      for (const [k, n] of counter.snapshot()) {
+        const d = n - (kindsBefore.get(k) ?? 0);
+        if (d) kinds.set(k, d);
+      }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  return {
+    objects,
+    samples: count,
+    inRequestMedian: median(inRequest),
+    inRequestMax: Math.max(...inRequest),
+    totalMedian: median(caused),
+    totalMax: Math.max(...caused),
+    lastByCommand: Object.fromEntries([...kinds].sort((a, b) => b[1] - a[1])),
+  };
+}
+
+/** CPU ticks (user+system) of one pid, without its children. */
+function ownTicks(pid: number): number {
+  if (!existsSync(`/proc/${pid}/stat`)) return 0;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(f[11]) + Number(f[12]);
+}
+
+function childrenOf(pid: number): number[] {
+  if (!existsSync(`/proc/${pid}/task`)) return [];
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) => {
+    const file = `/proc/${pid}/task/${task}/children`;
+    return existsSync(file) ? readFileSync(file, 'utf8').split(' ').filter(Boolean).map(Number) : [];
+  });
+}
+
+/** CPU ticks (user+system) of a pid and its children (the gateway is a child of this process). */
+function ticksOf(pid: number): number {
+  return ownTicks(pid) + childrenOf(pid).reduce((a, c) => a + ticksOf(c), 0);
+}
+
+/**
+ * CPU used meanwhile, in % of one core: this process (routing in-process and the bench client), its
+ * children (the gateway) and the store's processes (shared with whatever else runs on the machine).
+ */
+function cpuMeter() {
+  const store = storePids();
+  const read = () => ({
+    routing: ownTicks(process.pid),
+    gateway: childrenOf(process.pid).reduce((a, c) => a + ticksOf(c), 0),
+    store: store.reduce((a, p) => a + ticksOf(p), 0),
+    at: performance.now(),
+  });
+  const start = read();
+  return () => {
+    const end = read();
+    const seconds = (end.at - start.at) / 1000;
+    const pct = (ticks: number) => Math.round((ticks / 100 / seconds) * 1000) / 10;
+    return {
+      routingAndClientPercent: pct(end.routing - start.routing),
+      gatewayPercent: pct(end.gateway - start.gateway),
+      storePercent: store.length ? pct(end.store - start.store) : null,
+    };
+  };
+}
+
+/** The local store's processes (FerretDB, PostgreSQL), from the stack's pid files, when they are here. */
+function storePids(): number[] {
+  const dataDir = resolve(__dirname, '../../../.data');
+  return ['ferretdb-pg/ferretdb.pid', 'postgres/postgres.pid'].flatMap((f) => {
+    const file = resolve(dataDir, f);
+    if (!existsSync(file)) return [];
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    return pid && existsSync(`/proc/${pid}`) ? [pid] : [];
+  });
+}
+
+/**
+ * A contact center at peak: `backlogSize` interactions queued and no agent Ready. Measures, over
+ * `idleWindowMs` with no request in flight, the CPU of routing and the gateway (this process and its
+ * children) and the store's processes (shared with whatever else runs on the machine), and the store
+ * commands routing sent; then the 1-object Invoke rate of that account.
+ */
+async function backlogPhase(t: Target, counter: Counter) {
+  const accountId = freshName('bench').replace(/_/g, '-');
+  const tokens = await setupAccount(t, t.base, accountId);
+  const fill = performance.now();
+  await pool(Math.ceil(backlogSize / 50), batchConcurrency, async (i) => {
+    const n = Math.min(50, backlogSize - i * 50);
+    const requests = Array.from({ length: n }, (_, j) => ({
+      requestId: `b-${i}-${j}`,
+      externalId: `be-${i}-${j}`,
+      route: 'Bench',
+    }));
+    await call(t.base, 'POST', '/interactions/Invoke', tokens.invoke, { requests });
+  });
+  const fillSeconds = Math.round((performance.now() - fill) / 100) / 10;
+  // Let the passes the fill woke finish (they record one decision per interaction), then measure at rest.
+  await settle(counter, 2_000, 120_000);
+  const hz = 100; // USER_HZ on Linux
+  const store = storePids();
+  const commandsBefore = counter.total;
+  const own0 = ticksOf(process.pid);
+  const store0 = store.reduce((a, p) => a + ticksOf(p), 0);
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, idleWindowMs));
+  const seconds = (performance.now() - t0) / 1000;
+  const pct = (ticks: number) => Math.round((ticks / hz / seconds) * 100 * 10) / 10;
+  const idle = {
+    queued: backlogSize,
+    fillSeconds,
+    windowSeconds: Math.round(seconds),
+    routingAndGatewayCpuPercent: pct(ticksOf(process.pid) - own0),
+    storeCpuPercent: store.length ? pct(store.reduce((a, p) => a + ticksOf(p), 0) - store0) : null,
+    storeCommandsFromRouting: counter.total - commandsBefore,
+  };
+  process.stdout.write(
+    `[bench] backlog at rest ${JSON.stringify(idle)}\n[bench] Invoke 1 object x ${singleCount} with ${backlogSize} queued\n`,
+  );
+  const invoke = await invokePhase(t, 1, singleCount, concurrency, accountId, tokens);
+  return { idle, invoke };
 }
 
 /**
@@ -291,8 +480,20 @@ async function main() {
       `[bench] routing via ${t.via}: store ${rawInsertsPerSecond} raw inserts/s; dispatch to offer x ${offerSamples}\n`,
     );
     const dispatchToOffer = await offerPhase(t);
+    // Store commands per Invocation (in-process routing only: the hook sees this process's store calls).
+    const counter = t.dbName ? commandCounter() : undefined;
+    const commands = counter
+      ? {
+          single: await profilePhase(t, counter, 1, profileCount),
+          fifty: await profilePhase(t, counter, 50, Math.max(3, Math.round(profileCount / 4))),
+        }
+      : null;
+    if (commands) process.stdout.write(`[bench] store commands per Invoke ${JSON.stringify(commands)}\n`);
     process.stdout.write(`[bench] ${JSON.stringify(dispatchToOffer)}\n[bench] Invoke 1 object x ${singleCount}\n`);
+    const meter = cpuMeter();
     const single = await invokePhase(t, 1, singleCount, concurrency);
+    const singleCpu = meter();
+    process.stdout.write(`[bench] CPU during the 1-object phase ${JSON.stringify(singleCpu)}\n`);
     process.stdout.write(`[bench] ${JSON.stringify(single)}\n[bench] Invoke 50 objects x ${batchCount}\n`);
     const batch50 = await invokePhase(t, 50, batchCount, batchConcurrency);
     process.stdout.write(`[bench] ${JSON.stringify(batch50)}\n`);
@@ -308,6 +509,9 @@ async function main() {
       stored = { ...run, storedInteractions: storedHistory, seededPerSecond };
       process.stdout.write(`[bench] ${JSON.stringify(stored)}\n`);
     }
+    const backlog = counter && backlogSize > 0 ? await backlogPhase(t, counter) : null;
+    if (backlog) process.stdout.write(`[bench] ${JSON.stringify(backlog.invoke)}\n`);
+    counter?.stop();
     const result = {
       at: new Date().toISOString(),
       via: t.via,
@@ -315,9 +519,12 @@ async function main() {
       concurrency: { singleObject: concurrency, fiftyObjects: batchConcurrency },
       store: { rawInsertsPerSecond },
       invokeSingleObject: single,
+      invokeSingleObjectCpu: singleCpu,
       invoke50Objects: batch50,
       invokeSingleObjectStored: stored,
       dispatchToOffer,
+      storeCommandsPerInvoke: commands,
+      backlog,
     };
     const dir = resolve(__dirname, '../../../bench/results');
     mkdirSync(dir, { recursive: true });
@@ -335,6 +542,43 @@ async function main() {
               value: `${stored.requestsPerSecond} req/s, p50/p99 ${stored.p50Ms}/${stored.p99Ms} ms with ${stored.storedInteractions} stored = ${Math.round((stored.requestsPerSecond / single.requestsPerSecond) * 100) / 100} × empty`,
               beside: `empty store ${single.requestsPerSecond} req/s (same run); ${storeBeside}`,
               numbers: { ...stored, emptyRequestsPerSecond: single.requestsPerSecond, rawInsertsPerSecond },
+            },
+          ]
+        : []),
+      ...(commands
+        ? [
+            {
+              id: 'invoke.commands',
+              value: `1-object: ${commands.single.inRequestMedian} in the request, ${commands.single.totalMedian} in all; 50-object: ${commands.fifty.inRequestMedian} in the request, ${commands.fifty.totalMedian} in all (medians)`,
+              beside: `max ${commands.single.inRequestMax}/${commands.single.totalMax} and ${commands.fifty.inRequestMax}/${commands.fifty.totalMax}; sequential Invocations, nothing else in flight`,
+              numbers: {
+                singleInRequest: commands.single.inRequestMedian,
+                singleTotal: commands.single.totalMedian,
+                fiftyInRequest: commands.fifty.inRequestMedian,
+                fiftyTotal: commands.fifty.totalMedian,
+              },
+            },
+          ]
+        : []),
+      ...(backlog
+        ? [
+            {
+              id: 'invoke.backlog.idle',
+              value: `routing + gateway ${backlog.idle.routingAndGatewayCpuPercent} % of one core over ${backlog.idle.windowSeconds} s with ${backlog.idle.queued} queued; ${backlog.idle.storeCommandsFromRouting} store commands from routing`,
+              beside: `store processes ${backlog.idle.storeCpuPercent ?? 'n/a'} % (shared with everything else on the machine)`,
+              numbers: {
+                queued: backlog.idle.queued,
+                windowSeconds: backlog.idle.windowSeconds,
+                routingAndGatewayCpuPercent: backlog.idle.routingAndGatewayCpuPercent,
+                storeCommandsFromRouting: backlog.idle.storeCommandsFromRouting,
+                ...(backlog.idle.storeCpuPercent !== null ? { storeCpuPercent: backlog.idle.storeCpuPercent } : {}),
+              },
+            },
+            {
+              id: 'invoke.backlog',
+              value: `${backlog.invoke.requestsPerSecond} req/s, p50/p99 ${backlog.invoke.p50Ms}/${backlog.invoke.p99Ms} ms with ${backlog.idle.queued} queued = ${Math.round((backlog.invoke.requestsPerSecond / single.requestsPerSecond) * 100) / 100} × empty queue`,
+              beside: `empty queue ${single.requestsPerSecond} req/s (same run); ${storeBeside}`,
+              numbers: { ...backlog.invoke, emptyRequestsPerSecond: single.requestsPerSecond, rawInsertsPerSecond },
             },
           ]
         : []),

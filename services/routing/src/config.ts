@@ -45,6 +45,10 @@ export const configSpec = {
     default: 10000,
     desc: 'Age after which an agent reservation whose offer never reached the interaction is dropped',
   }),
+  ENGINE_PASS_CONCURRENCY: num({
+    default: 4,
+    desc: 'Routing passes of different accounts one instance runs at once (one account never waits for another)',
+  }),
   MAX_QUEUED_PER_PASS: num({ default: 1000, desc: 'Queued interactions one routing pass considers (oldest first)' }),
   INSTANCE_ID: str({
     default: '',

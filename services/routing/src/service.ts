@@ -107,6 +107,7 @@ export async function startService(
       passGapMs: config.ENGINE_PASS_GAP_MS,
       sweepMs: config.ENGINE_SWEEP_MS,
       maxQueuedPerPass: config.MAX_QUEUED_PER_PASS,
+      passConcurrency: config.ENGINE_PASS_CONCURRENCY,
       instanceId,
     },
     logger: logger.child({ component: 'routing' }),

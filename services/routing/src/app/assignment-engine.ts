@@ -60,13 +60,15 @@ const retryMs = 1000;
  * within that gap; a wake that arrives during another instance's pass makes that instance run again (its
  * settle no longer matches), and the waking instance arms a timer for the lease's end (covering a holder
  * that dies). A slow sweep (`sweepMs`) re-reads every pending wake, for deadlines whose instance died.
+ * Passes of different accounts run concurrently (up to `passConcurrency`); one account's never overlap here.
  */
 export class AssignmentEngine implements Waker {
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly ready = new Set<string>();
   private readonly lastPass = new Map<string, number>();
   private readonly wakes = new Map<string, Coalesced>();
-  private worker?: Promise<void>;
+  /** Passes in progress, by account: at most one per account, several accounts at once. */
+  private readonly running = new Map<string, Promise<void>>();
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
   private stopped = true;
@@ -138,7 +140,7 @@ export class AssignmentEngine implements Waker {
     this.timers.clear();
     this.ready.clear();
     await this.sweeping;
-    await this.worker;
+    while (this.running.size) await Promise.all(this.running.values());
     await this.ctx.leases.releaseAll(this.ctx.settings.instanceId).catch(() => undefined);
   }
 
@@ -147,23 +149,30 @@ export class AssignmentEngine implements Waker {
     for (const { accountId, wakeAt } of await this.ctx.leases.pending(1000)) this.schedule(accountId, wakeAt);
   }
 
-  /** Runs ready accounts one at a time (passes are store-heavy; one at a time keeps the store responsive). */
+  /**
+   * Starts the pass of every ready account that has none in progress, up to `passConcurrency` at once:
+   * accounts never wait for each other's passes (a slow pass of a busy account used to delay every
+   * other account's offers), and one account still has at most one pass here at a time (an account
+   * woken during its pass stays ready and runs again when that pass ends).
+   */
   private kick(): void {
-    if (this.worker || this.stopped) return;
-    this.worker = (async () => {
-      while (!this.stopped && this.ready.size) {
-        const accountId = this.ready.values().next().value as string;
-        this.ready.delete(accountId);
-        await this.runAccount(accountId).catch((err) => {
+    if (this.stopped) return;
+    for (const accountId of [...this.ready]) {
+      if (this.running.size >= this.ctx.settings.passConcurrency) return;
+      if (this.running.has(accountId)) continue;
+      this.ready.delete(accountId);
+      const run = this.runAccount(accountId)
+        .catch((err) => {
           // A store error on the lease document: try again shortly rather than wait for the sweep.
           this.ctx.logger.warn({ err: (err as Error).message, accountId }, 'routing wake failed; retrying');
           this.schedule(accountId, Date.now() + retryMs);
+        })
+        .finally(() => {
+          this.running.delete(accountId);
+          this.kick();
         });
-      }
-    })().finally(() => {
-      this.worker = undefined;
-      if (this.ready.size) this.kick();
-    });
+      this.running.set(accountId, run);
+    }
   }
 
   private async runAccount(accountId: string): Promise<void> {

@@ -21,6 +21,8 @@ export interface RoutingSettings {
   /** Period of the engine's safety sweep over stored wakes. */
   sweepMs: number;
   maxQueuedPerPass: number;
+  /** Passes of different accounts one instance runs at once. */
+  passConcurrency: number;
   instanceId: string;
 }
 

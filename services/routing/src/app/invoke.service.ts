@@ -44,8 +44,9 @@ interface Located {
 
 /**
  * POST /interactions/Invoke: everything is checked before anything is processed (provider, routes,
- * plans, skills, requestId conflicts, externalIds in use); then dispatches are inserted (each with its
- * plan run and events in one document) and releases applied, in request order.
+ * plans, skills, requestId conflicts, externalIds in use; requestIds are claimed to be checked, and the
+ * claims withdrawn if refused); then dispatches are inserted (each with its plan run and events in one
+ * document) and releases applied, in request order.
  */
 export class InvokeService {
   constructor(
@@ -59,26 +60,54 @@ export class InvokeService {
     traceparent?: string,
   ): Promise<InvokeResult[]> {
     const { provider: providerName, requests } = normalizeInvocation(body);
-    const requestIds = [...new Set(requests.flatMap((r) => (r.requestId === null ? [] : [r.requestId])))];
     const keyOf = (externalId: string) => releaseKey(providerName, externalId);
     const dispatchKeys = requests.filter((r) => r.externalId !== null).map((r) => keyOf(r.externalId as string));
     // The lookups are independent: one round of reads in parallel; refusals keep their order (provider,
     // then routes and skills) whichever read answers first.
-    const [provider, located, stored, live] = await inOrder([
+    const [provider, located, live] = await inOrder([
       this.provider(accountId, providerName),
       this.locate(accountId, requests),
-      this.ctx.requests.find(accountId, requestIds),
       this.ctx.interactions.liveKeys(accountId, dispatchKeys),
     ] as const);
-    const plan = planDedupe(requests, stored);
-    assertExternalIdsFree(requests, plan, new Set(live.keys()), keyOf);
 
-    // Pre-assign interaction ids so a claim records them (a retry after a crash resumes with the same id).
+    // Claim every requestId first (one bulk insert, shared with concurrent Invocations): a requestId never
+    // seen, the common case, costs no read; only the claims refused as taken are read back to be deduped.
+    // Interaction ids are pre-assigned so a claim records them (a retry after a crash resumes with that id).
+    const fresh = new Map<string, StoredOutcome>();
+    for (const r of requests) {
+      if (r.requestId === null || fresh.has(r.requestId)) continue;
+      fresh.set(r.requestId, {
+        requestId: r.requestId,
+        hash: r.hash,
+        status: 'pending',
+        action: r.action,
+        externalId: r.externalId,
+        interactionId: r.action === 'dispatch' ? randomUUID() : null,
+        outcome: null,
+      });
+    }
+    const taken = await this.ctx.requests.claim(accountId, [...fresh.values()]);
+    const ours = [...fresh.keys()].filter((id) => !taken.has(id));
+    let plan: DedupePlan[];
+    try {
+      const stored = taken.size ? await this.ctx.requests.find(accountId, [...taken]) : new Map();
+      // A taken claim that is gone again was withdrawn by a concurrent request that was refused.
+      if (stored.size < taken.size) this.raced(requests, new Set([...taken].filter((id) => !stored.has(id))));
+      plan = planDedupe(requests, stored);
+      assertExternalIdsFree(requests, plan, new Set(live.keys()), keyOf);
+    } catch (err) {
+      // Refused before anything was processed: our own claims are withdrawn.
+      await this.ctx.requests.unclaim(accountId, ours);
+      throw err;
+    }
+
     const claims = new Map<number, StoredOutcome>();
     for (const r of requests) {
       const p = plan[r.index] as DedupePlan;
       if (p.kind !== 'process') continue;
-      const interactionId = p.resume?.interactionId ?? (r.action === 'dispatch' ? randomUUID() : null);
+      const claimed = r.requestId !== null && p.resume === null ? fresh.get(r.requestId) : undefined;
+      const interactionId =
+        p.resume?.interactionId ?? claimed?.interactionId ?? (r.action === 'dispatch' ? randomUUID() : null);
       claims.set(r.index, {
         requestId: r.requestId ?? '',
         hash: r.hash,
@@ -89,25 +118,12 @@ export class InvokeService {
         outcome: null,
       });
     }
-    const fresh = [...claims.entries()].filter(([i]) => {
-      const r = requests[i] as NormalizedRequest;
-      return r.requestId !== null && (plan[i] as { resume: StoredOutcome | null }).resume === null;
-    });
-    const taken = await this.ctx.requests.claim(
-      accountId,
-      fresh.map(([, c]) => c),
-    );
-    if (taken.size)
-      await this.raced(
-        accountId,
-        requests,
-        taken,
-        fresh.map(([, c]) => c.requestId),
-      );
 
     const results: (InvokeResult | undefined)[] = new Array(requests.length);
     const now = Date.now();
     let batch: { rec: InteractionRecord; events: ReturnType<typeof toCloudEvents>; index: number }[] = [];
+    // Dispatches that lost their externalId to a concurrent request (the unique liveKey decided).
+    const lost: NormalizedRequest[] = [];
     const flush = async () => {
       if (!batch.length) return;
       // Claim the externalIds first, so a live interaction is always found by its release key.
@@ -120,6 +136,13 @@ export class InvokeService {
         ),
       );
       const duplicates = await this.ctx.interactions.insertMany(batch.map((b) => ({ rec: b.rec, events: b.events })));
+      const refusedKeyed = batch.filter((b) => duplicates.has(b.rec.interactionId) && b.rec.externalId !== null);
+      const lostNow = refusedKeyed.length
+        ? await this.ctx.interactions.settleRefused(
+            accountId,
+            refusedKeyed.map((b) => ({ key: b.rec.liveKey, interactionId: b.rec.interactionId })),
+          )
+        : new Set<string>();
       // All of the Invocation's events in one produce call, their outboxes cleared in one bulk write.
       void this.ctx.publisher.soonMany(
         this.ctx.interactions.outboxModel,
@@ -131,6 +154,10 @@ export class InvokeService {
           }),
       );
       for (const b of batch) {
+        if (lostNow.has(b.rec.interactionId)) {
+          lost.push(requests[b.index] as NormalizedRequest);
+          continue;
+        }
         results[b.index] = this.result(
           requests[b.index] as NormalizedRequest,
           b.rec.interactionId,
@@ -179,8 +206,9 @@ export class InvokeService {
 
     const done: StoredOutcome[] = [];
     for (const [i, claim] of claims) {
-      const res = results[i] as InvokeResult;
-      if ((requests[i] as NormalizedRequest).requestId !== null)
+      const res = results[i];
+      // A lost dispatch stays pending: a retry resumes it and is told the same.
+      if (res && (requests[i] as NormalizedRequest).requestId !== null)
         done.push({ ...claim, status: 'done', interactionId: res.interactionId, outcome: res.outcome });
     }
     // The outcomes and the wake are independent writes (a pass reads interactions, not the request log).
@@ -188,6 +216,18 @@ export class InvokeService {
       this.ctx.requests.complete(accountId, done),
       results.some((r) => r?.outcome === 'queued') ? this.ctx.waker.wake(accountId) : undefined,
     ]);
+    if (lost.length) {
+      throw routingError(
+        'INVOKE.EXTERNAL_ID_IN_USE',
+        lost.length === 1
+          ? `externalId ${lost[0]?.externalId} already names a live interaction`
+          : `${lost.length} externalIds are in use`,
+        lost.map((r) => ({
+          pointer: r.pointers.externalId,
+          message: `externalId ${r.externalId} already names a live interaction (taken by a concurrent request)`,
+        })),
+      );
+    }
 
     return requests.map((r) => {
       const p = plan[r.index] as DedupePlan;
@@ -284,22 +324,12 @@ export class InvokeService {
   }
 
   /**
-   * Another request claimed some of our requestIds between our check and our claim: same body → we
-   * are the duplicate (simplest honest answer is a retryable conflict); different body → 409. Either
-   * way nothing of ours was processed, so our own claims are withdrawn.
+   * A requestId's claim was taken by another request and withdrawn again before we read it (that request
+   * was refused): the simplest honest answer is a retryable conflict.
    */
-  private async raced(
-    accountId: string,
-    requests: NormalizedRequest[],
-    taken: Set<string>,
-    ours: string[],
-  ): Promise<never> {
-    await this.ctx.requests.unclaim(
-      accountId,
-      ours.filter((id) => !taken.has(id)),
-    );
+  private raced(requests: NormalizedRequest[], gone: Set<string>): never {
     const errors = requests
-      .filter((r) => r.requestId !== null && taken.has(r.requestId))
+      .filter((r) => r.requestId !== null && gone.has(r.requestId))
       .map((r) => ({
         pointer: r.pointers.requestId,
         message: `requestId ${r.requestId} is being processed by a concurrent request`,

@@ -11,6 +11,9 @@ import type { Models } from './models';
 // biome-ignore lint/suspicious/noExplicitAny: lean documents
 type Doc = Record<string, any>;
 
+/** Most operations in one bulk write (larger bulks stall the portable store for everyone). */
+const bulkLimit = 50;
+
 const mutable = [
   'route',
   'plan',
@@ -167,6 +170,33 @@ export class InteractionRepository {
     await this.keyClaims.add(claims.map((c) => ({ accountId, ...c, at })));
   }
 
+  /**
+   * After inserts refused as duplicates: which of them lost their liveKey to another interaction (a
+   * concurrent request with the same externalId won the unique index). `claimKeys` had pointed the
+   * externalId claim at the loser, which was never inserted; the claim is pointed back at the holder (only
+   * while it still names the loser), so the live interaction stays releasable by its externalId. A refused
+   * id that exists (live or archived) is a resumed Invocation, not a loss. Runs only on the refusal path.
+   */
+  async settleRefused(accountId: string, refused: { key: string; interactionId: string }[]): Promise<Set<string>> {
+    const lost = new Set<string>();
+    for (const { key, interactionId } of refused) {
+      const mine =
+        (await this.models.interactions.findOne({ accountId, _id: interactionId }, { _id: 1 }).lean<Doc>()) ??
+        (await this.models.archive.findOne({ accountId, _id: interactionId }, { _id: 1 }).lean<Doc>());
+      if (mine) continue;
+      lost.add(interactionId);
+      const claimId = `${accountId}:${key}`;
+      const holder = await this.models.interactions.findOne({ accountId, liveKey: key }, { _id: 1 }).lean<Doc>();
+      if (holder)
+        await this.models.externalIds.updateOne(
+          { accountId, _id: claimId, interactionId },
+          { $set: { interactionId: holder._id as string } },
+        );
+      else await this.models.externalIds.deleteOne({ accountId, _id: claimId, interactionId });
+    }
+    return lost;
+  }
+
   /** Every interaction of the account still in this collection (one scan per routing pass). */
   async live(accountId: string): Promise<LiveInteraction[]> {
     const docs = await this.models.interactions.find({ accountId }, { outbox: 0 }).lean<Doc[]>();
@@ -228,17 +258,20 @@ export class InteractionRepository {
     maxDecisions: number,
   ): Promise<void> {
     const kept = items.filter((i) => i.count < maxDecisions);
-    if (!kept.length) return;
-    await this.models.interactions.bulkWrite(
-      kept.map(({ interactionId, signature }) => ({
-        updateOne: {
-          filter: { accountId, _id: interactionId, state: 'queued' },
-          update: { $set: { lastDecisionSig: signature }, $inc: { decisionCount: 1 } },
-        },
-      })),
-      { ordered: false },
-    );
-    await this.insertDecisions(accountId, kept);
+    // In bulks of at most 50 operations: a larger bulk stalls the portable store for every other client.
+    for (let at = 0; at < kept.length; at += bulkLimit) {
+      const part = kept.slice(at, at + bulkLimit);
+      await this.models.interactions.bulkWrite(
+        part.map(({ interactionId, signature }) => ({
+          updateOne: {
+            filter: { accountId, _id: interactionId, state: 'queued' },
+            update: { $set: { lastDecisionSig: signature }, $inc: { decisionCount: 1 } },
+          },
+        })),
+        { ordered: false },
+      );
+      await this.insertDecisions(accountId, part);
+    }
   }
 
   /**

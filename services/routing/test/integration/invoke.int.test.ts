@@ -284,6 +284,24 @@ describe('release by externalId', () => {
     expect(swap.body.results.map((r: { outcome: string }) => r.outcome)).toEqual(['released', 'queued']);
   });
 
+  it('concurrent dispatches of one externalId: one is queued, the others 409, and it stays releasable by that externalId', async () => {
+    const api = await freshAccount();
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => api.invoke({ requests: [{ externalId: 'race', route: 'Support' }] })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 409, 409, 409, 409, 409]);
+    for (const a of answers.filter((x) => x.status === 409))
+      expect(a.body).toMatchObject({
+        code: 'INVOKE.EXTERNAL_ID_IN_USE',
+        errors: [{ pointer: '/requests/0/externalId' }],
+      });
+    const winner = answers.find((a) => a.status === 202)?.body.results[0];
+    expect(await count('interactions', api.accountId)).toBe(1);
+    // The losers' externalId claims must not hide the winner (they overwrote the claim before losing).
+    const release = expectOk(await api.invoke({ requests: [{ action: 'release', externalId: 'race' }] }));
+    expect(release.body.results[0]).toMatchObject({ outcome: 'released', interactionId: winner.interactionId });
+  });
+
   it('requires the provider the interaction was dispatched with', async () => {
     const api = await freshAccount();
     await h.registerProvider(api.accountId, 'P1', {});
