@@ -7,6 +7,7 @@ import {
   type OutboxRelay,
 } from '@cc/bus';
 import type { Logger } from '@cc/kit';
+import { crossAccount } from '@cc/store';
 import type { DomainEvent } from '../domain/types';
 
 /** The CloudEvents `source` of every routing event. */
@@ -120,7 +121,7 @@ export class EagerPublisher {
         byTopic.set(e.topic, list);
       }
     for (const [topic, events] of byTopic) await this.producer.publish(topic, events);
-    const cleared = await model.bulkWrite(
+    const cleared = await crossAccount(model, 'outbox: clear published entries by _id').bulkWrite(
       items.map(({ id, staged }) => ({
         updateOne: { filter: { _id: id, outboxSeq: staged.seq }, update: { $set: { outbox: [] } } },
       })),
@@ -140,7 +141,10 @@ export class EagerPublisher {
       for (; i < entries.length && entries[i]?.topic === topic; i++) run.push((entries[i] as OutboxEntry).event);
       await this.producer.publish(topic, run);
     }
-    const cleared = await model.updateOne({ _id: id, outboxSeq: staged.seq }, { $set: { outbox: [] } });
+    const cleared = await crossAccount(model, 'outbox: clear published entries by _id').updateOne(
+      { _id: id, outboxSeq: staged.seq },
+      { $set: { outbox: [] } },
+    );
     if (cleared.matchedCount !== 1) await this.relay.flushSoon(model, id);
   }
 
