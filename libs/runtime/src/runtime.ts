@@ -26,7 +26,7 @@ import {
   Readiness,
   type ShutdownStep,
 } from '@cc/kit';
-import { connectStore, ExpiryJob, ensureIndexes, storeReadiness } from '@cc/store';
+import { connectStore, crossAccount, ExpiryJob, ensureIndexes, storeReadiness } from '@cc/store';
 import type { Express } from 'express';
 import type { Consumer, Kafka } from 'kafkajs';
 import type { Connection, Model, mongo } from 'mongoose';
@@ -140,7 +140,7 @@ export async function startRuntime(opts: {
     [
       {
         name: 'processed_events',
-        collection: processedEventsModel(conn).collection as unknown as mongo.Collection,
+        collection: crossAccount<mongo.Document>(processedEventsModel(conn), 'retention of consumed event ids'),
         field: 'at',
         cutoff: () => new Date(Date.now() - (config.PROCESSED_EVENTS_RETENTION_HOURS ?? 168) * 3_600_000),
       },

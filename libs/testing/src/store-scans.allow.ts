@@ -33,7 +33,7 @@ export const allowedScans: { match: string; why: string }[] = [
     why: "the notifier's expiry of interaction chains: a bounded range read in its periodic sweep (as above), then deletes by _id.",
   },
   {
-    match: 'providers.find {} @ services/notifier/src/workers/delivery.pipeline.ts',
+    match: 'providers.find {} @ services/notifier/src/store/provider.repository.ts',
     why: "the notifier's provider read model, loaded once at start and then kept in memory from cc.provider.v1.",
   },
   {

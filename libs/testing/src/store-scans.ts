@@ -58,6 +58,8 @@ function callSite(): string {
       /\/(services|libs)\//.test(f) &&
       !f.includes('node_modules') &&
       !f.includes('/libs/testing/') &&
+      // The scoped access path is a pass-through: the query was written where it was called.
+      !f.includes('/libs/store/src/tenancy.') &&
       !/\/test\//.test(f),
   );
   return (own ?? '')

@@ -40,8 +40,8 @@ export async function startService(
 
   const models = notifierModels(runtime.conn);
   const relay = await runtime.useModels(
-    [models.deliveryQueue, models.providerSystem, models.interactions],
-    [models.deliveryQueue, models.providerSystem],
+    [models.deliveries, models.providers, models.interactions],
+    [models.deliveries, models.providers],
   );
   const deliveries = new DeliveryRepository(models);
   const providers = new ProviderRepository(models);

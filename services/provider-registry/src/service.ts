@@ -29,12 +29,12 @@ export async function startService(
   });
   try {
     await runtime.ensureTopics(producedTopics);
-    const { Provider, ProviderOutbox } = providerModels(runtime.conn);
-    const relay = await runtime.useModels([Provider], [ProviderOutbox]);
+    const { Provider } = providerModels(runtime.conn);
+    const relay = await runtime.useModels([Provider], [Provider]);
     const providers = new ProviderService({
       repository: new ProviderRepository(Provider),
       publisher: new EagerPublisher({ relay, logger: runtime.logger.child({ component: 'publisher' }) }),
-      outbox: ProviderOutbox,
+      outbox: Provider,
       box,
       newSecret: () => formatSigningSecret(randomBytes(signingSecretBytes)),
       graceSeconds: config.SIGNING_SECRET_GRACE_S,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { EagerPublisher, OutboxRelay } from '@cc/bus';
 import { type Runtime, startRuntime } from '@cc/runtime';
+import { crossAccount, type StoreModel } from '@cc/store';
 import type { mongo } from 'mongoose';
 import { AdminService } from './app/admin.service';
 import { AgentSync } from './app/agent-sync';
@@ -62,9 +63,9 @@ export async function startService(
     models.requests,
     models.accounts,
   ]);
-  // Our own relay rather than the runtime's: the outbox views are unscoped models over the aggregates.
+  // Our own relay rather than the runtime's (its sweep interval is routing's own setting).
   const relay = new OutboxRelay({
-    models: [models.interactionOutbox, models.agentOutbox],
+    models: [models.interactions, models.agents],
     producer: runtime.producer,
     logger: runtime.logger.child({ component: 'outbox' }),
     metrics: runtime.metrics,
@@ -73,7 +74,8 @@ export async function startService(
   relay.start();
   // Bookkeeping expires by an indexed time field (no TTL indexes on the portable store).
   const archiveCutoff = () => Date.now() - config.ARCHIVE_RETENTION_DAYS * 86_400_000;
-  const raw = (m: { collection: unknown }) => m.collection as mongo.Collection;
+  // Retention spans accounts: each sweep deletes by an indexed time field, whatever the account.
+  const raw = (m: StoreModel) => crossAccount<mongo.Document>(m, 'retention sweep across accounts');
   runtime.expiry.add({
     name: 'invoke_requests',
     collection: raw(models.requests),

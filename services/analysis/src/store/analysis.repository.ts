@@ -1,6 +1,6 @@
 import { type CloudEvent, type EagerPublisher, outboxEntries, withEvents } from '@cc/bus';
-import { isDuplicateKeyError } from '@cc/store';
-import type { Model, mongo } from 'mongoose';
+import { crossAccount, forAccount, isDuplicateKeyError } from '@cc/store';
+import type { Model } from 'mongoose';
 import type { CategoryRule } from '../domain/categories';
 import { analysisTopic } from '../events/topics';
 import { type AnalysisDoc, analysisId, type CategorySetDoc, type RecordedSegment } from './analysis.model';
@@ -22,7 +22,8 @@ export type JobOutcome =
   | { state: 'processed'; result: NonNullable<AnalysisDoc['result']>; event: CloudEvent }
   | { state: 'failed'; reason: string; event: CloudEvent };
 
-const raw = (m: Model<AnalysisDoc>) => m.collection as unknown as mongo.Collection<AnalysisDoc>;
+/** The job queue's claims, leases and requeues span accounts (any worker takes any account's job). */
+const queue = (m: Model<AnalysisDoc>) => crossAccount<AnalysisDoc>(m, 'job queue: claims and leases span accounts');
 
 /**
  * The analyses collection: the work queue and the results in one document per call, each state change and
@@ -75,7 +76,7 @@ export class AnalysisRepository {
     );
     if (res.matchedCount === 0) {
       try {
-        await this.Analysis.collection.insertOne({
+        await forAccount(this.Analysis, work.accountId).insertOne({
           _id,
           ...set,
           outbox: outboxEntries(analysisTopic, [started]),
@@ -95,7 +96,7 @@ export class AnalysisRepository {
 
   /** Claims one queued job for `owner` until now + leaseMs; undefined when the queue is empty. */
   async claim(owner: string, leaseMs: number): Promise<AnalysisDoc | undefined> {
-    const doc = await raw(this.Analysis).findOneAndUpdate(
+    const doc = await queue(this.Analysis).findOneAndUpdate(
       { state: 'queued' },
       {
         $set: {
@@ -113,7 +114,7 @@ export class AnalysisRepository {
 
   /** Extends a running job's lease; false when the job is no longer this owner's. */
   async renew(id: string, owner: string, leaseMs: number): Promise<boolean> {
-    const res = await raw(this.Analysis).updateOne(
+    const res = await queue(this.Analysis).updateOne(
       { _id: id, leaseOwner: owner, state: 'running' },
       { $set: { leaseUntil: new Date(Date.now() + leaseMs) } },
     );
@@ -122,7 +123,7 @@ export class AnalysisRepository {
 
   /** Puts running jobs whose lease ended (their worker died) back in the queue; returns how many. */
   async requeueExpired(now = new Date()): Promise<number> {
-    const res = await raw(this.Analysis).updateMany(
+    const res = await queue(this.Analysis).updateMany(
       { state: 'running', leaseUntil: { $lt: now } },
       { $set: { state: 'queued', leaseOwner: null, leaseUntil: null, updatedAt: now } },
     );
@@ -131,7 +132,7 @@ export class AnalysisRepository {
 
   /** Gives a job back to the queue after a failed attempt (if `owner` still holds it). */
   async release(doc: AnalysisDoc, owner: string): Promise<void> {
-    await raw(this.Analysis).updateOne(
+    await queue(this.Analysis).updateOne(
       { _id: doc._id, leaseOwner: owner, state: 'running' },
       { $set: { state: 'queued', leaseOwner: null, leaseUntil: null, updatedAt: new Date() } },
     );
@@ -174,8 +175,8 @@ export class AnalysisRepository {
     }
     const docs = await Promise.all(
       missing.map((guid) =>
-        raw(this.Analysis).findOne(
-          { _id: analysisId(accountId, guid), accountId },
+        forAccount<AnalysisDoc>(this.Analysis, accountId).findOne(
+          { _id: analysisId(accountId, guid) },
           { projection: { outbox: 0, segments: 0 } },
         ),
       ),

@@ -1,5 +1,5 @@
 import { type CloudEvent, outboxEntries, withEvents } from '@cc/bus';
-import { isDuplicateKeyError } from '@cc/store';
+import { crossAccount, isDuplicateKeyError } from '@cc/store';
 import type { Model } from 'mongoose';
 import { gatewayError, gatewayErrors } from '../domain/errors';
 import type { FeatureFlags } from '../domain/feature-flags';
@@ -26,7 +26,7 @@ export class AccountRepository {
       outboxSeq: events.length,
     };
     try {
-      await this.model.collection.insertOne(full as never);
+      await crossAccount(this.model, 'tenant registry: accounts are platform data').insertOne(full as never);
     } catch (err) {
       if (isDuplicateKeyError(err)) throw gatewayError(gatewayErrors.ACCOUNT_EXISTS, `The account ${doc._id} exists`);
       throw err;

@@ -1,4 +1,4 @@
-import { isDuplicateKeyError } from '@cc/store';
+import { crossAccount, isDuplicateKeyError } from '@cc/store';
 import type { Model } from 'mongoose';
 import { gatewayError, gatewayErrors } from '../domain/errors';
 import type { ApiClientDoc } from './api-client.model';
@@ -26,7 +26,11 @@ export class ApiClientRepository {
    * the tenancy guard): authentication is what tells us the account. Nothing else may use it.
    */
   async findForAuthentication(clientId: string): Promise<ApiClientDoc | undefined> {
-    return ((await this.model.collection.findOne({ _id: clientId } as never)) as ApiClientDoc | null) ?? undefined;
+    return (
+      ((await crossAccount(this.model, 'authentication: the client tells the account').findOne({
+        _id: clientId,
+      } as never)) as ApiClientDoc | null) ?? undefined
+    );
   }
 
   /** A client of the account (no secret hash), or undefined. */

@@ -1,4 +1,4 @@
-import { isDuplicateKeyError } from '@cc/store';
+import { crossAccount, isDuplicateKeyError } from '@cc/store';
 import type { Model } from 'mongoose';
 import { gatewayError, gatewayErrors } from '../domain/errors';
 import { type Page, readPage } from './paging';
@@ -22,7 +22,11 @@ export class V0CredentialRepository {
 
   /** The credentials with this account key in any account (deliberately unscoped: used only to authenticate). */
   async findForAuthentication(accountKey: string): Promise<V0CredentialDoc | undefined> {
-    return ((await this.model.collection.findOne({ _id: accountKey } as never)) as V0CredentialDoc | null) ?? undefined;
+    return (
+      ((await crossAccount(this.model, 'authentication: the credentials tell the account').findOne({
+        _id: accountKey,
+      } as never)) as V0CredentialDoc | null) ?? undefined
+    );
   }
 
   /** The account's v0 credentials (no token hashes), one page at a time. */

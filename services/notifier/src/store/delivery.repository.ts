@@ -1,5 +1,5 @@
 import { type OutboxEntry, outboxEntries } from '@cc/bus';
-import { duplicateIndexes } from '@cc/store';
+import { crossAccount, duplicateIndexes, forAccounts } from '@cc/store';
 import type { Model, mongo } from 'mongoose';
 import type { AttemptRecord, DeliveryDoc, NotifierModels } from './notifier.models';
 
@@ -59,16 +59,16 @@ const bulkChunk = 50;
  */
 export class DeliveryRepository {
   private readonly scoped: Model<DeliveryDoc>;
-  /** The deliveries collection without the tenancy guard, for the pipeline and the outbox relay. */
+  /** The deliveries model as the outbox relay addresses it (by `_id`, below the tenancy guard). */
   readonly queue: Model<DeliveryDoc>;
 
   constructor(models: NotifierModels) {
     this.scoped = models.deliveries;
-    this.queue = models.deliveryQueue;
+    this.queue = models.deliveries;
   }
 
   private get raw(): mongo.Collection<DeliveryDoc> {
-    return this.queue.collection as unknown as mongo.Collection<DeliveryDoc>;
+    return crossAccount<DeliveryDoc>(this.scoped, 'delivery pipeline: batched writes by _id across accounts');
   }
 
   /** The document a new delivery is recorded as. */
@@ -103,7 +103,10 @@ export class DeliveryRepository {
     const existing = new Set<string>();
     if (docs.length === 0) return existing;
     try {
-      await this.raw.insertMany(docs as mongo.OptionalUnlessRequiredId<DeliveryDoc>[], { ordered: false });
+      // Each delivery names its account (checked): one insert for a batch of several accounts.
+      await forAccounts<DeliveryDoc>(this.scoped).insertMany(docs as mongo.OptionalUnlessRequiredId<DeliveryDoc>[], {
+        ordered: false,
+      });
     } catch (err) {
       for (const i of duplicateIndexes(err)) existing.add((docs[i] as DeliveryDoc)._id);
     }

@@ -1,4 +1,4 @@
-import { isDuplicateKeyError } from '@cc/store';
+import { crossAccount, forAccounts, isDuplicateKeyError } from '@cc/store';
 import type { Model, mongo } from 'mongoose';
 import type { InteractionInfoDoc, NotifierModels } from './notifier.models';
 
@@ -11,14 +11,14 @@ export class InteractionRepository {
   }
 
   private get raw(): mongo.Collection<InteractionInfoDoc> {
-    return this.model.collection as unknown as mongo.Collection<InteractionInfoDoc>;
+    return crossAccount<InteractionInfoDoc>(this.model, 'retention: expiry by createdAt across accounts');
   }
 
   /** Keeps the facts of queued interactions in one unordered insert (idempotent: the first write wins). */
   async rememberMany(infos: Omit<InteractionInfoDoc, 'createdAt'>[], now: Date): Promise<void> {
     if (infos.length === 0) return;
     try {
-      await this.raw.insertMany(
+      await forAccounts<InteractionInfoDoc>(this.model).insertMany(
         infos.map((info) => ({ ...info, createdAt: now })),
         { ordered: false },
       );

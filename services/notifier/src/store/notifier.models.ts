@@ -167,32 +167,27 @@ interactionSchema.plugin(tenantScoped);
 
 /**
  * The notifier's models. Deliveries live in one collection, open and finished alike (a `state` field
- * with an index; finished ones expire after the retention). Deliveries and providers have two models
- * over one collection: the tenant-scoped one (every query names the account) for the admin API and
- * the consumer, and a system one for the work that spans accounts by nature: the pipeline's recovery
- * and outcome writes and the outbox relay (whose queries name no account).
+ * with an index; finished ones expire after the retention). Every model is tenant-scoped (every query
+ * names the account); the work that spans accounts by nature (the pipeline's recovery and outcome
+ * writes, the dispatcher's provider list, the outbox relay) goes through `crossAccount` on the driver.
  */
 export interface NotifierModels {
   deliveries: Model<DeliveryDoc>;
-  deliveryQueue: Model<DeliveryDoc>;
   providers: Model<ProviderDoc>;
-  providerSystem: Model<ProviderDoc>;
   interactions: Model<InteractionInfoDoc>;
 }
 
 /** Registers (once per connection) and returns the notifier's models. */
 export function notifierModels(conn: Connection): NotifierModels {
-  const get = <T>(name: string, schema: () => Schema<T>, scoped: boolean): Model<T> => {
+  const get = <T>(name: string, schema: () => Schema<T>): Model<T> => {
     if (conn.models[name]) return conn.models[name] as Model<T>;
     const s = schema();
-    if (scoped) s.plugin(tenantScoped);
+    s.plugin(tenantScoped);
     return conn.model<T>(name, s);
   };
   return {
-    deliveries: get('Delivery', () => deliverySchema('deliveries'), true),
-    deliveryQueue: get('DeliveryQueue', () => deliverySchema('deliveries'), false),
-    providers: get('Provider', providerSchema, true),
-    providerSystem: get('ProviderSystem', providerSchema, false),
+    deliveries: get('Delivery', () => deliverySchema('deliveries')),
+    providers: get('Provider', providerSchema),
     interactions: conn.models.InteractionInfo ?? conn.model<InteractionInfoDoc>('InteractionInfo', interactionSchema),
   };
 }

@@ -1,6 +1,6 @@
 import { type CloudEvent, withEvents } from '@cc/bus';
 import type { ProviderStateData } from '@cc/contracts';
-import { isDuplicateKeyError } from '@cc/store';
+import { crossAccount, isDuplicateKeyError } from '@cc/store';
 import type { Model } from 'mongoose';
 import type { NotifierModels, ProviderDoc } from './notifier.models';
 
@@ -13,12 +13,12 @@ export interface ProviderRef {
 /** The notifier's provider read model: keeps the newest state per account and name. */
 export class ProviderRepository {
   private readonly scoped: Model<ProviderDoc>;
-  /** Unscoped model over the same collection (dispatcher look-ups across accounts, outbox relay). */
+  /** The providers model as the outbox relay addresses it (by `_id`, below the tenancy guard). */
   readonly system: Model<ProviderDoc>;
 
   constructor(models: NotifierModels) {
     this.scoped = models.providers;
-    this.system = models.providerSystem;
+    this.system = models.providers;
   }
 
   /**
@@ -77,7 +77,9 @@ export class ProviderRepository {
 
   /** Every provider (read once at start: the pipeline keeps the read model in memory). */
   async all(): Promise<ProviderDoc[]> {
-    return this.system.find({}, { outbox: 0 }).lean<ProviderDoc[]>();
+    return crossAccount<ProviderDoc>(this.scoped, "the dispatcher keeps every account's providers in memory")
+      .find({}, { projection: { outbox: 0 } })
+      .toArray();
   }
 
   /**

@@ -1,4 +1,4 @@
-import { type OutboxEntry, type OutboxModel, outboxField } from '@cc/bus';
+import { type OutboxEntry, outboxField } from '@cc/bus';
 import { tenantScoped } from '@cc/store';
 import { type Connection, type Model, Schema } from 'mongoose';
 
@@ -78,13 +78,6 @@ const providerSchema = new Schema<ProviderDoc>(
 providerSchema.index({ accountId: 1, name: 1 }, { unique: true });
 providerSchema.plugin(tenantScoped);
 
-// The outbox relay reads and clears pending events by `_id` across accounts, which the tenancy guard
-// (rightly) refuses; it gets its own view of the same collection holding only the outbox fields.
-const outboxSchema = new Schema(
-  { _id: String, ...outboxField },
-  { collection: 'providers', versionKey: false, strict: true },
-);
-
 /** AAD binding a sealed header value to its account, provider and header name (stored values only). */
 export const headerAad = (accountId: string, provider: string, header: string): string =>
   JSON.stringify(['provider-header', accountId, provider, header.toLowerCase()]);
@@ -93,10 +86,11 @@ export const headerAad = (accountId: string, provider: string, header: string): 
 export const signingSecretAad = (accountId: string, provider: string): string =>
   JSON.stringify(['provider-signing-secret', accountId, provider]);
 
-/** The provider models on a service connection: the tenant-scoped aggregate and the relay's outbox view. */
-export function providerModels(conn: Connection): { Provider: Model<ProviderDoc>; ProviderOutbox: OutboxModel } {
-  return {
-    Provider: conn.model<ProviderDoc>('Provider', providerSchema),
-    ProviderOutbox: conn.model('ProviderOutbox', outboxSchema),
-  };
+/**
+ * The provider model on a service connection: tenant-scoped. The outbox relay reads and clears pending events by
+ * `_id` across accounts on the driver (below the guard, the one exit `crossAccount` names), so it needs no
+ * unscoped twin of this model.
+ */
+export function providerModels(conn: Connection): { Provider: Model<ProviderDoc> } {
+  return { Provider: conn.model<ProviderDoc>('Provider', providerSchema) };
 }

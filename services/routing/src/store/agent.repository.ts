@@ -1,4 +1,5 @@
 import { type CloudEvent, outboxEntries, withEvents } from '@cc/bus';
+import { forAccount } from '@cc/store';
 import { nameKey } from '../domain/names';
 import type { AgentRecord } from '../domain/types';
 import type { Staged } from '../events/publisher';
@@ -35,16 +36,16 @@ const mutable = [
 export class AgentRepository {
   constructor(private readonly models: Models) {}
 
-  /** The model the outbox relay and eager publisher read (unscoped outbox columns). */
+  /** The model the outbox relay and eager publisher address by `_id` (below the tenancy guard, via `crossAccount`). */
   get outboxModel() {
-    return this.models.agentOutbox;
+    return this.models.agents;
   }
 
   /** Creates an agent; false when the username is taken (case-insensitively). */
   async insert(agent: AgentRecord, events: CloudEvent[] = []): Promise<boolean> {
     const { agentId, ...rest } = agent;
     try {
-      await this.models.agents.collection.insertOne({
+      await forAccount(this.models.agents, agent.accountId).insertOne({
         _id: agentId,
         ...rest,
         usernameKey: nameKey(agent.username),

@@ -1,3 +1,4 @@
+import { forAccount } from '@cc/store';
 import { nameKey } from '../domain/names';
 import type { Applet, Plan } from '../domain/types';
 import { isDuplicateKey } from './errors';
@@ -40,7 +41,7 @@ async function putNamed(
     return 'replaced';
   }
   try {
-    await model.collection.insertOne({
+    await forAccount(model, accountId).insertOne({
       _id: id,
       accountId,
       name,

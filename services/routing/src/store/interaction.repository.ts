@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type CloudEvent, outboxEntries, withEvents } from '@cc/bus';
+import { forAccount, forAccounts } from '@cc/store';
 import { releaseKey } from '../domain/interaction';
 import type { Decision, InteractionRecord } from '../domain/types';
 import type { Staged } from '../events/publisher';
@@ -70,7 +71,7 @@ export class InteractionRepository {
     this.inserts = new GroupCommit(async (docs) => {
       const dup = new Set<number>();
       try {
-        await this.models.interactions.collection.insertMany(docs as never[], { ordered: false });
+        await forAccounts(this.models.interactions).insertMany(docs as never[], { ordered: false });
       } catch (err) {
         for (const i of duplicateIndexes(err)) dup.add(i);
       }
@@ -91,9 +92,9 @@ export class InteractionRepository {
     });
   }
 
-  /** The model the outbox relay and eager publisher read (unscoped outbox columns). */
+  /** The model the outbox relay and eager publisher address by `_id` (below the tenancy guard, via `crossAccount`). */
   get outboxModel() {
-    return this.models.interactionOutbox;
+    return this.models.interactions;
   }
 
   /**
@@ -236,7 +237,7 @@ export class InteractionRepository {
     items: { interactionId: string; decision: Decision }[],
   ): Promise<void> {
     if (!items.length) return;
-    await this.models.decisions.collection.insertMany(
+    await forAccount(this.models.decisions, accountId).insertMany(
       items.map(({ interactionId, decision }) => ({
         _id: randomUUID(),
         accountId,
@@ -284,7 +285,7 @@ export class InteractionRepository {
     if (!doc || doc.state !== 'ended' || (doc.outbox?.length ?? 0) > 0) return false;
     const { outbox: _o, outboxSeq: _s, ...rest } = doc;
     try {
-      await this.models.archive.collection.insertOne(rest as never);
+      await forAccount(this.models.archive, accountId).insertOne(rest as never);
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
     }

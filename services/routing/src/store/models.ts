@@ -194,9 +194,6 @@ const accountSchema = schema(
 );
 accountSchema.index({ wakeAt: 1 });
 
-/** Outbox columns only, unscoped: the relay scans pending events across accounts. */
-const outboxViewSchema = schema({ _id: String, ...outboxField }, { ...opts, strict: false });
-
 /** The models of routing's database. */
 export function createModels(conn: Connection) {
   // biome-ignore lint/suspicious/noExplicitAny: see schema()
@@ -215,8 +212,6 @@ export function createModels(conn: Connection) {
     archive: model('InteractionArchive', archiveSchema, 'interaction_archive'),
     decisions: model('InteractionDecision', decisionSchema, 'interaction_decisions'),
     externalIds: model('ExternalId', externalIdSchema, 'external_ids'),
-    interactionOutbox: model('InteractionOutbox', outboxViewSchema, 'interactions'),
-    agentOutbox: model('AgentOutbox', outboxViewSchema, 'agents'),
   };
 }
 

@@ -1,3 +1,4 @@
+import { forAccounts } from '@cc/store';
 import type { StoredOutcome } from '../domain/invocation';
 import { duplicateIndexes } from './errors';
 import { GroupCommit } from './group-commit';
@@ -36,7 +37,7 @@ export class RequestLogRepository {
     this.claims = new GroupCommit(async (docs) => {
       const dup = new Set<number>();
       try {
-        await this.models.requests.collection.insertMany(docs as never[], { ordered: false });
+        await forAccounts(this.models.requests).insertMany(docs as never[], { ordered: false });
       } catch (err) {
         for (const i of duplicateIndexes(err)) dup.add(i);
       }

@@ -1,3 +1,4 @@
+import { crossAccount } from '@cc/store';
 import type { ActivityItem, ActivityWrite } from '../domain/agent-activity';
 import { buildInteractionRecord, type InteractionRecord, type LoggedEvent } from '../domain/interaction-record';
 import { hourMs, hourOf, hoursOf } from '../domain/time';
@@ -31,6 +32,14 @@ const bucketId = (accountId: string, hour: number) => `${accountId}|${hour}`;
 const logId = (accountId: string, interactionId: string) => `${accountId}|${interactionId}`;
 const refId = (kind: string, accountId: string, hour: number) => `${kind}|${accountId}|${hour}`;
 
+/**
+ * Statistics documents embed the account in their keys (`<account>|<hour>`, `<kind>|<account>|<hour>`) rather
+ * than in an `accountId` field, so they are scoped by how their keys are built: every read is by such a key,
+ * and the only scan (`StatAccount`, one document per account) is the retention sweep across accounts.
+ */
+const raw = (model: StatisticsModels[keyof StatisticsModels]) =>
+  crossAccount(model, 'statistics keys embed the account');
+
 /** Parallel `_id` lookups, a few at a time (each is one indexed read). */
 async function byIds(model: StatisticsModels[keyof StatisticsModels], ids: string[], concurrency = 8): Promise<Raw[]> {
   const out: Raw[] = [];
@@ -38,7 +47,7 @@ async function byIds(model: StatisticsModels[keyof StatisticsModels], ids: strin
   const worker = async () => {
     while (next < ids.length) {
       const id = ids[next++] as string;
-      const doc = await model.collection.findOne({ _id: id as never });
+      const doc = await raw(model).findOne({ _id: id as never });
       if (doc) out.push(doc);
     }
   };
@@ -70,7 +79,9 @@ async function chunksOf<T extends { _id: string; v: number } = ChunkDoc>(
   const worker = async () => {
     while (next < groups.length) {
       const g = groups[next++] as string;
-      const docs = (await model.collection.find({ [field]: g }).toArray()) as unknown as T[];
+      const docs = (await raw(model)
+        .find({ [field]: g })
+        .toArray()) as unknown as T[];
       out.set(
         g,
         docs.sort((a, b) => a.v - b.v || (a._id < b._id ? -1 : 1)),
@@ -229,7 +240,7 @@ export class StatisticsRepository {
   async expire(cutoff: number, maxHours: number): Promise<number> {
     const cutoffHour = hourOf(cutoff);
     let deleted = 0;
-    const accounts = await this.m.StatAccount.collection.find({}).toArray();
+    const accounts = await raw(this.m.StatAccount).find({}).toArray();
     for (const acc of accounts) {
       const accountId = String(acc._id);
       const from = acc.oldestHour as number;
@@ -259,7 +270,7 @@ export class StatisticsRepository {
       deleted += await this.deleteIds(this.m.ActivityChunk, activityChunks);
       await this.deleteIds(this.m.InteractionLog, logIds);
       await this.deleteIds(this.m.RefChunk, refChunks);
-      await this.m.StatAccount.collection.updateOne({ _id: accountId as never }, { $max: { oldestHour: to } } as never);
+      await raw(this.m.StatAccount).updateOne({ _id: accountId as never }, { $max: { oldestHour: to } } as never);
     }
     return deleted;
   }
@@ -289,7 +300,7 @@ export class StatisticsRepository {
       docs.push({ _id: `${g}|${v}`, g, v, data: JSON.stringify(data) });
     }
     for (let i = 0; i < docs.length; i += maxBulk)
-      await model.collection.insertMany(docs.slice(i, i + maxBulk) as never[], { ordered: false });
+      await raw(model).insertMany(docs.slice(i, i + maxBulk) as never[], { ordered: false });
     if (model === this.m.ActivityChunk) await this.insertHeads(docs, [...byGroup.values()] as ActivityChunkData[]);
     // Only a hint for merging (reads merge too): bounded by forgetting it all now and then.
     if (this.chunkCounts.size > 10_000) this.chunkCounts.clear();
@@ -318,7 +329,7 @@ export class StatisticsRepository {
           ? mergeActivities(docs)
           : Object.assign({}, ...docs.map((d) => JSON.parse(d.data) as RefChunkData));
       const merged: ChunkDoc = { _id: `${g}|${v}|m${stamp()}`, g, v, data: JSON.stringify(data) };
-      await model.collection.insertOne(merged as never);
+      await raw(model).insertOne(merged as never);
       if (kind === 'activity') await this.insertHeads([merged], [data as ActivityChunkData]);
       // Heads first: a head without its chunk would count activities no read finds.
       if (kind === 'activity')
@@ -345,7 +356,7 @@ export class StatisticsRepository {
       n: countOf(data[i] ?? {}),
     }));
     for (let i = 0; i < heads.length; i += maxBulk)
-      await this.m.ActivityChunkHead.collection.insertMany(heads.slice(i, i + maxBulk) as never[], { ordered: false });
+      await raw(this.m.ActivityChunkHead).insertMany(heads.slice(i, i + maxBulk) as never[], { ordered: false });
   }
 
   /**
@@ -438,7 +449,7 @@ export class StatisticsRepository {
     let n = 0;
     for (let i = 0; i < ids.length; i += maxBulk) {
       const ops = ids.slice(i, i + maxBulk).map((id) => ({ deleteOne: { filter: { _id: id } } }));
-      n += (await model.collection.bulkWrite(ops as never, { ordered: false })).deletedCount ?? 0;
+      n += (await raw(model).bulkWrite(ops as never, { ordered: false })).deletedCount ?? 0;
     }
     return n;
   }
@@ -452,14 +463,14 @@ export class StatisticsRepository {
       ...extra,
       ...[...sets].map(([id, set]) => ({ updateOne: { filter: { _id: id }, update: { $set: set }, upsert: true } })),
     ];
-    if (ops.length) await model.collection.bulkWrite(ops as never, { ordered: false });
+    if (ops.length) await raw(model).bulkWrite(ops as never, { ordered: false });
   }
 
   private async noteAccounts(all: Map<string, number>): Promise<void> {
     // Only what moves an account's oldest hour back (this process has not noted it yet): usually nothing.
     const oldest = [...all].filter(([id, hour]) => hour < (this.notedOldest.get(id) ?? Number.POSITIVE_INFINITY));
     if (!oldest.length) return;
-    await this.m.StatAccount.collection.bulkWrite(
+    await raw(this.m.StatAccount).bulkWrite(
       oldest.map(([id, hour]) => ({
         updateOne: { filter: { _id: id }, update: { $min: { oldestHour: hour } }, upsert: true },
       })) as never,

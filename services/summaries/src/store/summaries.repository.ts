@@ -1,3 +1,4 @@
+import { crossAccount } from '@cc/store';
 import type { mongo } from 'mongoose';
 import type { AgentState, Bucket, SummaryBook } from '../domain/book';
 import type { Interval } from '../domain/buckets';
@@ -44,7 +45,7 @@ export class SummariesRepository {
 
   /** Loads the live generation (buckets of periods from `since` on), flags and watermark into memory. */
   async load(book: SummaryBook, since: Date): Promise<{ flags: AccountFlag[]; watermark: number | null }> {
-    const meta = this.m.Meta.collection;
+    const meta = crossAccount(this.m.Meta, 'summaries bookkeeping: generation and watermark');
     this.generation = (await meta.findOne<MetaDoc>({ _id: 'generation' as never }))?.generation ?? 0;
     // Leftovers of a compaction that did not finish.
     for (const c of await this.db.listCollections({}, { nameOnly: true }).toArray()) {
@@ -53,7 +54,7 @@ export class SummariesRepository {
     }
     const [logDocs, accounts, watermark] = await Promise.all([
       this.log().find({}).toArray(),
-      this.m.Account.collection.find<AccountDoc>({}).toArray(),
+      crossAccount(this.m.Account, 'summaries load every account flag').find<AccountDoc>({}).toArray(),
       meta.findOne<MetaDoc>({ _id: 'watermark' as never }),
     ]);
     logDocs.sort((a, b) => a.v - b.v);
@@ -123,7 +124,7 @@ export class SummariesRepository {
     flags: AccountFlag[];
     watermark: number | null;
   }): Promise<void> {
-    const meta = this.m.Meta.collection;
+    const meta = crossAccount(this.m.Meta, 'summaries bookkeeping: generation and watermark');
     // One write after the other: concurrent writes to one database of the SQLite-backed store contend
     // for its lock (a flush once stalled for 87 s that way).
     if (changes.buckets.length + changes.agents.length > 0) {
@@ -135,7 +136,7 @@ export class SummariesRepository {
       );
     }
     for (const f of changes.flags) {
-      await this.m.Account.collection.replaceOne(
+      await crossAccount(this.m.Account, 'account flags keyed by account id').replaceOne(
         { _id: f.accountId as never },
         { agentSummaries: f.enabled, flagsAt: new Date(f.at) },
         { upsert: true },
@@ -177,7 +178,11 @@ export class SummariesRepository {
         ),
       );
     for (const d of docs) await this.log(next).insertOne(d);
-    await this.m.Meta.collection.replaceOne({ _id: 'generation' as never }, { generation: next }, { upsert: true });
+    await crossAccount(this.m.Meta, 'summaries bookkeeping: generation').replaceOne(
+      { _id: 'generation' as never },
+      { generation: next },
+      { upsert: true },
+    );
     const old = this.generation;
     this.generation = next;
     this.written = live.buckets.length;
