@@ -49,6 +49,10 @@ export const configSpec = {
     desc: "The breaker's rolling window (longer than ATTEMPT_TIMEOUT_MS, so a timeout counts in the window of its request)",
   }),
   BREAKER_RESET_MS: num({ default: 30000, desc: 'How long a breaker stays open before one trial request (half-open)' }),
+  SLOW_DELIVERY_MS: num({
+    default: 1000,
+    desc: 'A notification whose outcome comes later than this after its event is logged with its timeline (warn; 0: never)',
+  }),
   ENDPOINT_ALLOWLIST: str({
     default: '',
     desc: 'Development only: host names, IPs and CIDRs that endpoints may use although not public (e.g. 127.0.0.1,localhost)',

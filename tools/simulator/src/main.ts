@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { ApiError, type Observation, SuiteApi } from './api';
 import { crossCheck } from './checks';
 import { Engine } from './engine';
+import { latencySummary, type NotificationTiming, slowest, timeNotification } from './latency';
 import { type Options, parseOptions, UsageError } from './options';
 import { callPlan, topology } from './plan';
 import { WebhookReceiver } from './receiver';
@@ -116,6 +117,7 @@ async function main(): Promise<number> {
   );
   engine = run;
   const seenWebhooks = new Set<string>();
+  const timings: NotificationTiming[] = [];
   let redelivered = 0;
   receiver.onArrival = (a) => {
     const id = `${a.webhookId} ${a.key}`;
@@ -124,13 +126,11 @@ async function main(): Promise<number> {
       return;
     }
     seenWebhooks.add(id);
-    const call = run.byInteraction.get(a.item.objectid);
-    if (!call) return;
-    const since =
-      a.item.notification === 'AssignToAgent'
-        ? [...call.assignments].reverse().find((x) => x.at <= a.at)?.at
-        : call.releasedAt;
-    if (since !== undefined) run.latencies.push(Math.max(0, a.at - since));
+    if (!run.byInteraction.has(a.item.objectid)) return;
+    // Timed from the event (OccurredAt), not from the desk's answers: see latency.ts.
+    const t = timeNotification(a.item, a.webhookId, a.at, a.requestId);
+    timings.push(t);
+    if (t.latencyMs !== null) run.latencies.push(t.latencyMs);
   };
 
   const sampler = opts.soak ? new Sampler(opts.metricsBase) : undefined;
@@ -218,6 +218,10 @@ async function main(): Promise<number> {
     lostCalls,
     unfinished,
     checks,
+    notificationLatency: {
+      ...latencySummary(timings),
+      slowest: slowest(timings, (id) => run.byInteraction.get(id), 20),
+    },
     soak,
     ok: problems.length === 0,
     problems,
@@ -239,6 +243,10 @@ async function main(): Promise<number> {
   const n = checks.notifications;
   out(
     `checks     notifications ${n.received}/${n.expected} (missing ${n.missing.length}, redelivered ${n.duplicates}, doubled ${n.doubled.length}, bad signatures ${n.badSignatures})`,
+  );
+  const lat = report.notificationLatency;
+  out(
+    `           notification latency from the event: p50 ${lat.p50 ?? '-'} ms, p90 ${lat.p90 ?? '-'} ms, p99 ${lat.p99 ?? '-'} ms, max ${lat.max ?? '-'} ms (${lat.retried} on a retry; slowest in the report)`,
   );
   out(`           statistics ${checks.statistics.found}/${checks.statistics.expected} interaction records`);
   if (checks.summaries.enabled) {

@@ -9,6 +9,8 @@ export interface Arrival {
   webhookId: string;
   item: NotificationItem;
   at: number;
+  /** `x-request-id` of the POST (`<webhook-id>:<attempt>` from this suite's notifier). */
+  requestId?: string;
 }
 
 /**
@@ -73,6 +75,7 @@ export class WebhookReceiver {
         webhookId: one('webhook-id') as string,
         item,
         at: now,
+        requestId: one('x-request-id'),
       };
       this.arrivals.push(arrival);
       this.onArrival(arrival);

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { attemptOf, latencySummary, slowest, timeNotification } from '../src/latency';
 import { parseDuration, parseOptions, UsageError } from '../src/options';
 import { callPlan, topology } from '../src/plan';
 import { Rng, seedOf } from '../src/random';
@@ -122,6 +123,53 @@ describe('webhook checks', () => {
       doubled: ['AssignToAgent i2 (2 webhook-ids, want 1)'],
       unexpected: ['Release i3'],
     });
+  });
+});
+
+describe('notification latency', () => {
+  const item = (kind: 'AssignToAgent' | 'Release', agent: string, occurredAt: number) => ({
+    notification: kind,
+    objectid: 'i1',
+    notificationid: `${kind}-${agent}`,
+    externalId: null,
+    params: { AgentId: agent, OccurredAt: new Date(occurredAt).toISOString() },
+  });
+
+  it("times each notification from its own event, also when it beats the desk's answer (a transfer's second assignment)", () => {
+    // The first leg: accepted by a1 at t=1000 (the desk got its answer at 1030), talk, transfer; a2 accepts at 46,000
+    // and its AssignToAgent arrives at 46,015, before a2's accept answer (46,040). Timed from the desk's latest
+    // earlier answer, that was 45,015 ms; from its event it is 15 ms.
+    const desk = {
+      assignments: [
+        { agentId: 'a1', at: 1030 },
+        { agentId: 'a2', at: 46_040 },
+      ],
+      releasedAt: 80_050,
+      transferred: true,
+    };
+    const timings = [
+      timeNotification(item('AssignToAgent', 'a1', 1000), 'w1', 1012, 'w1:1'),
+      timeNotification(item('AssignToAgent', 'a2', 46_000), 'w2', 46_015, 'w2:1'),
+      timeNotification(item('Release', 'a2', 80_000), 'w3', 80_300, 'w3:2'),
+    ];
+    expect(timings.map((t) => t.latencyMs)).toEqual([12, 15, 300]);
+    const summary = latencySummary(timings);
+    expect(summary).toMatchObject({ samples: 3, p50: 15, p99: 300, max: 300, retried: 1 });
+    const slow = slowest(timings, () => desk, 2);
+    expect(slow.map((s) => [s.webhookId, s.latencyMs, s.sinceDeskAnswerMs, s.attempt])).toEqual([
+      ['w3', 300, 250, 2],
+      ['w2', 15, -25, 1],
+    ]);
+    expect(slow[0]?.transferred).toBe(true);
+  });
+
+  it('leaves a notification without OccurredAt untimed and reads the attempt from x-request-id', () => {
+    const t = timeNotification({ ...item('Release', 'a1', 0), params: {} }, 'w', 5, undefined);
+    expect(t.latencyMs).toBeNull();
+    expect(latencySummary([t])).toMatchObject({ samples: 0, p50: null });
+    expect(attemptOf('9b1d:3')).toBe(3);
+    expect(attemptOf('9b1d')).toBeNull();
+    expect(attemptOf('9b1d:x')).toBeNull();
   });
 });
 

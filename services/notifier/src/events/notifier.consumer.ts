@@ -31,7 +31,8 @@ export interface NotifierConsumerDeps {
   /** The pipeline: the provider read model in memory, and where new notifications go. */
   pipeline: {
     provider(accountId: string, provider: string): ProviderDoc | undefined;
-    accept(d: NewDelivery): void;
+    /** `eventAt`: the event's time, for the slow-delivery timeline. */
+    accept(d: NewDelivery, eventAt: number | null): void;
     providerChanged(p: ProviderDoc, endpointChanged: boolean, reregistered: boolean): void;
     recordedAll(): Promise<void>;
   };
@@ -179,19 +180,22 @@ export function notifierConsumer(deps: NotifierConsumerDeps): NotifierConsumer {
       occurredAt: data.occurredAt,
       ...(kind === 'Release' ? { releasedBy: data.releasedBy } : {}),
     });
-    deps.pipeline.accept({
-      _id: deliveryId,
-      accountId,
-      provider,
-      endpointKey: JSON.stringify([accountId, provider]),
-      interactionId: data.interactionId,
-      interactionKey,
-      notification: kind,
-      seq: data.sequence,
-      eventId: event.id,
-      body: notificationBody(notification),
-      traceparent: event.traceparent ?? null,
-    });
+    deps.pipeline.accept(
+      {
+        _id: deliveryId,
+        accountId,
+        provider,
+        endpointKey: JSON.stringify([accountId, provider]),
+        interactionId: data.interactionId,
+        interactionKey,
+        notification: kind,
+        seq: data.sequence,
+        eventId: event.id,
+        body: notificationBody(notification),
+        traceparent: event.traceparent ?? null,
+      },
+      eventTime(event),
+    );
     ctx.log.debug({ deliveryId, provider, kind }, 'notification accepted');
   }
 
@@ -208,4 +212,10 @@ export function notifierConsumer(deps: NotifierConsumerDeps): NotifierConsumer {
       markMany: drain,
     }),
   };
+}
+
+/** The event's time (epoch ms); null when it does not parse. */
+function eventTime(event: CloudEvent): number | null {
+  const t = Date.parse(event.time);
+  return Number.isFinite(t) ? t : null;
 }

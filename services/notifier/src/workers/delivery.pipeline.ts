@@ -11,6 +11,7 @@ import { type AttemptResult, decideAfterAttempt } from '../domain/outcome';
 import { scheduleSpanMs } from '../domain/schedule';
 import { type DeliverySecrets, openDeliverySecrets, providerHeaders, sealedAad } from '../domain/sealed-secrets';
 import { signWebhook } from '../domain/signature';
+import { isSlow, type Timeline, timelineView } from '../domain/timeline';
 import {
   attemptFailedEvent,
   deadLetteredEvent,
@@ -69,6 +70,8 @@ interface Live {
   recorded: Promise<boolean>;
   timer?: NodeJS.Timeout;
   sending: boolean;
+  /** Where its time went (memory only): logged when it finished slowly. */
+  timeline: Timeline;
 }
 
 /** One endpoint's queue: deliveries due now, in order, and its POSTs in flight. */
@@ -218,7 +221,7 @@ export class DeliveryPipeline {
    * at once (its outcome is written only after its record is durable). A redelivered event whose
    * delivery is still open here changes nothing.
    */
-  accept(d: NewDelivery): void {
+  accept(d: NewDelivery, eventAt: number | null = null): void {
     if (this.live.has(d._id)) return;
     const now = new Date();
     const doc = DeliveryRepository.newDoc(d, now, this.deps.owner, new Date(now.getTime() + this.deps.config.leaseMs));
@@ -227,8 +230,10 @@ export class DeliveryPipeline {
       settle = r;
     });
     const live = toLive(doc, recorded);
+    live.timeline.eventAt = eventAt;
     this.records.add({ doc, live, settle }).catch(() => settle(false));
     void recorded.then((isNew) => {
+      live.timeline.recordedAt = Date.now();
       // The delivery existed already (a redelivered event): whoever holds it sends it; this copy stops.
       if (!isNew) live.version = -1;
     });
@@ -307,7 +312,10 @@ export class DeliveryPipeline {
       lane = { key: d.endpointKey, ready: [], inFlight: 0, pumping: false, again: false };
       this.lanes.set(d.endpointKey, lane);
     }
-    if (!lane.ready.includes(d)) lane.ready.push(d);
+    if (!lane.ready.includes(d)) {
+      lane.ready.push(d);
+      d.timeline.queuedAt = Date.now();
+    }
     this.pump(lane);
   }
 
@@ -432,6 +440,8 @@ export class DeliveryPipeline {
         return;
       }
       const startedAt = Date.now();
+      d.timeline.sentAt = startedAt;
+      d.timeline.answeredAt = undefined;
       const signature = signWebhook(d.id, d.body, secrets.signingSecrets, startedAt) ?? {
         'webhook-id': d.id,
         'webhook-timestamp': String(Math.floor(startedAt / 1000)),
@@ -456,6 +466,7 @@ export class DeliveryPipeline {
           },
         ),
       );
+      d.timeline.answeredAt = Date.now();
       release();
       if (!out.sent) {
         // The breaker opened since the lane looked: no attempt; the lane's half-open resumes it.
@@ -517,6 +528,7 @@ export class DeliveryPipeline {
       at: now,
     });
     d.attemptCount = attemptNo;
+    this.logIfSlow(d, decision.state, attemptNo, decision.status);
 
     const seconds = result.latencyMs / 1000;
     this.metrics?.attempts.inc({ outcome: decision.state });
@@ -574,7 +586,30 @@ export class DeliveryPipeline {
     });
     this.metrics?.attempts.inc({ outcome: 'dead' });
     this.log.warn({ deliveryId: d.id, provider: d.provider, reason }, 'notification dead without an attempt');
+    this.logIfSlow(d, 'dead', d.attemptCount, null);
     this.after(d, 'dead', null);
+  }
+
+  /**
+   * A delivery whose outcome came later than SLOW_DELIVERY_MS after its event: its timeline, to tell consumer lag,
+   * the record write, waiting in its chain or lane, the POST and the outcome write apart.
+   */
+  private logIfSlow(d: Live, outcome: DeliveryDoc['state'], attempt: number, status: number | null): void {
+    const now = Date.now();
+    if (!isSlow(d.timeline, now, this.deps.config.SLOW_DELIVERY_MS)) return;
+    this.log.warn(
+      {
+        deliveryId: d.id,
+        notification: d.notification,
+        interactionId: d.interactionId,
+        provider: d.provider,
+        attempt,
+        outcome,
+        status,
+        timeline: timelineView(d.timeline, now),
+      },
+      'slow notification',
+    );
   }
 
   private after(d: Live, state: DeliveryDoc['state'], next: Date | null): void {
@@ -742,6 +777,7 @@ function toLive(doc: OpenDeliveryDoc | DeliveryDoc, recorded: Promise<boolean>):
     nextAttemptAt: doc.nextAttemptAt ? new Date(doc.nextAttemptAt).getTime() : Date.now(),
     recorded,
     sending: false,
+    timeline: { eventAt: null, acceptedAt: Date.now() },
   };
 }
 
