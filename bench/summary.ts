@@ -30,7 +30,7 @@ const catalogue: CatalogueRow[] = [
   },
   {
     id: 'gateway.direct',
-    what: 'Gateway vs direct: throughput ratio, added p50',
+    what: 'Gateway vs direct: throughput ratio (c=32), added p50 (c=1)',
     by: 'services/gateway/bench/gateway.bench.ts',
     target: '≥ 0.7 × direct at c=32; +p50 ≤ 2 ms at c=1',
   },

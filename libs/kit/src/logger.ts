@@ -49,3 +49,17 @@ export function createLogger(service: string, level = 'info', destination?: Node
     (destination as DestinationStream | undefined) ?? pinoDestination({ dest: 1, sync: false }),
   );
 }
+
+/**
+ * stdout for a busy request path (the gateway): lines gather up to `minBytes` and leave in one write, at the latest
+ * every `flushMs` and synchronously on exit, instead of one write per line (a write per access line was ~7 % of the
+ * gateway's CPU). A kill -9 loses at most the last `flushMs` of lines.
+ */
+export function batchedStdout(minBytes = 4096, flushMs = 250): NodeJS.WritableStream {
+  return pinoDestination({
+    dest: 1,
+    sync: false,
+    minLength: minBytes,
+    periodicFlush: flushMs,
+  }) as unknown as NodeJS.WritableStream;
+}

@@ -78,6 +78,11 @@ export function traceparentOf(span: Span): string {
   return carrier.traceparent ?? '';
 }
 
+/** Runs `fn` with `ctx` active (the span of {@link startSpan}), for code outside a {@link withSpan} callback. */
+export function runInContext<T>(ctx: Context, fn: () => T): T {
+  return context.with(ctx, fn);
+}
+
 /** Starts a span (child of `parent`, a traceparent, or of the active span) in the named service's tracer. */
 export function startSpan(
   service: string,

@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
 import { CapturedLogs } from '../../testing/src/logs';
 import { createLogger } from '../src/logger';
 
@@ -34,5 +38,36 @@ describe('log redaction (issue 19 item 3)', () => {
     expect(text).toContain('ok=visible');
     expect(text).toContain('page=2');
     expect(JSON.parse(logs.lines[0] ?? '{}').keep).toEqual({ name: 'crm', page: 3 });
+  });
+});
+
+describe('batchedStdout', () => {
+  it('gets lines out without an exit or a full buffer (periodic flush), and the rest at exit', () => {
+    // A child process whose stdout is a file: after the flush interval it reads that file itself (what has left).
+    const out = resolve(mkdtempSync(resolve(tmpdir(), 'kit-log-')), 'stdout.log');
+    const fd = openSync(out, 'w');
+    const script = [
+      "const fs = require('node:fs');",
+      "const { createLogger, batchedStdout } = require('./src/logger');",
+      "const log = createLogger('t', 'info', batchedStdout(4096, 50));",
+      "log.info('early');",
+      "setTimeout(() => { fs.writeSync(2, fs.readFileSync(process.env.OUT, 'utf8')); log.info('late'); process.exit(0); }, 500);",
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+      cwd: resolve(__dirname, '..'),
+      env: { ...process.env, OUT: out },
+      stdio: ['ignore', fd, 'pipe'],
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    closeSync(fd);
+    expect(run.status).toBe(0);
+    const msgs = (text: string) =>
+      text
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(msgs(run.stderr)).toEqual(['early']);
+    expect(msgs(readFileSync(out, 'utf8'))).toEqual(['early', 'late']);
   });
 });

@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import { EagerPublisher } from '@cc/bus';
 import { createSecretBox } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
@@ -12,6 +13,7 @@ import { startEventStreamConsumer, streamedTopics, streamGroupId } from './event
 import { EventStreamHub } from './events/event-stream.hub';
 import { producedTopics } from './events/topics';
 import { locateConsole } from './http/console.handler';
+import { withFastPath } from './http/fast-path';
 import { createProxy } from './http/proxy.handler';
 import { ClientRateLimiter, TokenAttemptLimiter } from './http/rate-limit';
 import { mountRoutes } from './http/routes';
@@ -139,14 +141,17 @@ export async function startService(
   runtime.onShutdown('event stream consumer', () => streamConsumer.consumer.disconnect());
   eventStream.start();
 
+  const limiter = new ClientRateLimiter();
+  const accountLimits = new AccountLimits(store.accounts, defaults, config.ACCOUNT_CACHE_MS);
+  const corsOrigins = config.CORS_ORIGINS.split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   const server = await runtime.listen((app) =>
     mountRoutes(app, {
       verify,
-      limiter: new ClientRateLimiter(),
-      accountLimits: new AccountLimits(store.accounts, defaults, config.ACCOUNT_CACHE_MS),
-      corsOrigins: config.CORS_ORIGINS.split(',')
-        .map((o) => o.trim())
-        .filter(Boolean),
+      limiter,
+      accountLimits,
+      corsOrigins,
       bodyLimitBytes,
       mediaBodyLimitBytes,
       token: {
@@ -172,6 +177,25 @@ export async function startService(
       eventStream,
       proxy: proxy.handler,
       logger,
+    }),
+  );
+  // Proxied requests that pass every check skip the Express chain (same verifier, limiter and proxy); the rest,
+  // and every error answer, stay with the Express app the runtime built.
+  const [expressApp] = server.listeners('request') as RequestListener[];
+  if (!expressApp) throw new Error('the HTTP server has no request listener');
+  server.removeListener('request', expressApp);
+  server.on(
+    'request',
+    withFastPath(expressApp, {
+      verify,
+      limiter,
+      accountLimits,
+      corsEnabled: corsOrigins.length > 0,
+      bodyLimitBytes,
+      mediaBodyLimitBytes,
+      proxy,
+      logger,
+      metrics: runtime.metrics,
     }),
   );
   // Open streams never end by themselves, so the server's graceful close would wait for them until the deadline:

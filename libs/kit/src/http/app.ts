@@ -46,6 +46,16 @@ export function leaveBodiesUnparsed(app: Express, predicate: (req: Request) => b
 const safeId = /^[A-Za-z0-9._:-]{1,128}$/;
 const traceparentRe = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
+/** The request's id: the caller's `x-request-id` when well-formed, else a new UUID. */
+export function acceptedRequestId(incoming: string | undefined): string {
+  return incoming && safeId.test(incoming) ? incoming : randomUUID();
+}
+
+/** The caller's W3C `traceparent` when well-formed (the parent of the request's span), else null. */
+export function callerTraceparent(header: string | undefined): string | null {
+  return header && traceparentRe.test(header) ? header : null;
+}
+
 /** Express app with request ids, trace context, access log, JSON parsing, health, metrics and problem+json errors. */
 export function createHttpApp(opts: HttpAppOptions): Express {
   const { logger, metrics, readiness } = opts;
@@ -122,8 +132,7 @@ const untraced = new Set(['/healthz', '/readyz', '/metrics']);
 const requestContext =
   (service: string): RequestHandler =>
   (req, res, next) => {
-    const incoming = req.header('x-request-id');
-    const requestId = incoming && safeId.test(incoming) ? incoming : randomUUID();
+    const requestId = acceptedRequestId(req.header('x-request-id'));
     res.setHeader('x-request-id', requestId);
     res.locals.requestId = requestId;
     const callerTrace = req.header('traceparent') ?? '';
@@ -134,7 +143,7 @@ const requestContext =
     }
     const { span, ctx } = startSpan(service, `${req.method} ${req.path}`, {
       kind: SpanKind.SERVER,
-      parent: traceparentRe.test(callerTrace) ? callerTrace : null,
+      parent: callerTraceparent(callerTrace),
       attributes: { 'http.request.method': req.method, 'url.path': req.path, 'cc.request_id': requestId },
     });
     res.locals.traceparent = traceparentOf(span);

@@ -83,24 +83,37 @@ export function rateLimit(limiter: ClientRateLimiter, limits: AccountLimits): Re
   return async (_req, res, next) => {
     const principal = res.locals.principal as Principal | undefined;
     if (!principal) return next();
-    const decision = await limiter.take(
-      `${principal.accountId}\u0000${principal.flavour}\u0000${principal.clientId}`,
-      await limits.of(principal.accountId),
-    );
-    res.setHeader('RateLimit-Limit', String(decision.limit));
-    res.setHeader('RateLimit-Remaining', String(decision.remaining));
-    res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
-    res.setHeader('RateLimit-Policy', decision.policy);
-    if (!decision.allowed) {
-      throw new AppError(
-        'REQUEST.RATE_LIMITED',
-        `The client exceeded its rate limit; retry after ${decision.resetSeconds} s`,
-        [],
-        { retryAfter: decision.resetSeconds },
-      );
-    }
+    const refused = await takeAllowance(limiter, limits, principal, res);
+    if (refused) throw refused;
     next();
   };
+}
+
+/**
+ * Takes one request from the principal's allowance and sets the `RateLimit-*` headers; returns the 429 error when
+ * the allowance is spent (shared by the middleware and the gateway's fast path, so both count and answer alike).
+ */
+export async function takeAllowance(
+  limiter: ClientRateLimiter,
+  limits: AccountLimits,
+  principal: Principal,
+  res: { setHeader(name: string, value: string): unknown },
+): Promise<AppError | undefined> {
+  const decision = await limiter.take(
+    `${principal.accountId}\u0000${principal.flavour}\u0000${principal.clientId}`,
+    await limits.of(principal.accountId),
+  );
+  res.setHeader('RateLimit-Limit', String(decision.limit));
+  res.setHeader('RateLimit-Remaining', String(decision.remaining));
+  res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+  res.setHeader('RateLimit-Policy', decision.policy);
+  if (decision.allowed) return undefined;
+  return new AppError(
+    'REQUEST.RATE_LIMITED',
+    `The client exceeded its rate limit; retry after ${decision.resetSeconds} s`,
+    [],
+    { retryAfter: decision.resetSeconds },
+  );
 }
 
 /** True when the request declares a body (a length above zero or chunked transfer). */

@@ -3,14 +3,13 @@ import {
   type ClientRequest,
   request as httpRequest,
   type IncomingMessage,
-  type OutgoingHttpHeaders,
   type RequestOptions,
   type ServerResponse,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { AppError, type Logger, toProblem } from '@cc/kit';
 import type { RequestHandler } from 'express';
-import type { Upstream } from '../domain/route-table';
+import type { ResolvedRoute, Upstream } from '../domain/route-table';
 import { routeOf } from './guard.middleware';
 
 /** What the proxy needs: where each service is, how long to wait, how much body to pass. */
@@ -37,14 +36,21 @@ export function upstreamError(upstream: string, code: string | undefined, timedO
   return new AppError('DEPENDENCY.BAD_GATEWAY', `The ${upstream} service refused or broke the connection`);
 }
 
-function sendProblem(
+/**
+ * Answers an error as problem+json outside Express (the proxy, the fast path), with `Retry-After` as the kit's
+ * problem handler sets it (a 429's wait, 5 s on a 503).
+ */
+export function sendProblem(
   req: IncomingMessage,
   res: ServerResponse,
-  err: AppError,
+  err: unknown,
   extraHeaders: Record<string, string> = {},
 ) {
   const problem = toProblem(err, (req as { originalUrl?: string }).originalUrl ?? req.url);
   for (const [k, v] of Object.entries(extraHeaders)) res.setHeader(k, v);
+  if (err instanceof AppError && typeof err.extra.retryAfter === 'number')
+    res.setHeader('Retry-After', String(err.extra.retryAfter));
+  else if (problem.status === 503) res.setHeader('Retry-After', '5');
   res.statusCode = problem.status;
   res.setHeader('Content-Type', 'application/problem+json');
   res.end(JSON.stringify(problem));
@@ -92,21 +98,37 @@ function targetOf(name: Upstream, url: string): Target {
   };
 }
 
-/** The upstream request's headers: the caller's minus hop-by-hop ones, the service's Host, and X-Forwarded-*. */
-function forwardHeaders(req: IncomingMessage, t: Target): OutgoingHttpHeaders {
-  const out: OutgoingHttpHeaders = {};
+/** Headers the proxy writes itself (below), so the caller's are not sent twice. */
+const rewritten = new Set(['host', 'x-forwarded-for', 'x-forwarded-port', 'x-forwarded-proto', 'x-forwarded-host']);
+
+/**
+ * The upstream request's headers: the caller's minus hop-by-hop ones, the service's Host, and X-Forwarded-*. As a
+ * flat name/value list, which Node writes as it is instead of storing each header through `setHeader` first.
+ */
+function forwardHeaders(req: IncomingMessage, t: Target): string[] {
+  const out: string[] = [];
   const h = req.headers;
-  for (const name in h) if (!hopByHop.has(name)) out[name] = h[name];
-  out.host = t.host;
-  const append = (name: string, value: string) => {
-    const prior = h[name];
-    out[name] = prior ? `${prior},${value}` : value;
-  };
-  const encrypted = Boolean((req.socket as { encrypted?: boolean }).encrypted);
-  append('x-forwarded-for', req.socket.remoteAddress ?? '');
-  append('x-forwarded-port', String(req.socket.localPort ?? (encrypted ? 443 : 80)));
-  append('x-forwarded-proto', encrypted ? 'https' : 'http');
-  out['x-forwarded-host'] = h['x-forwarded-host'] ?? h.host ?? '';
+  for (const name in h) {
+    if (hopByHop.has(name) || rewritten.has(name)) continue;
+    const value = h[name];
+    if (typeof value === 'string') out.push(name, value);
+    else if (value) for (const v of value) out.push(name, v);
+  }
+  const socket = req.socket as IncomingMessage['socket'] & { encrypted?: boolean };
+  const encrypted = Boolean(socket.encrypted);
+  const append = (prior: string | string[] | undefined, value: string) => (prior ? `${prior},${value}` : value);
+  out.push(
+    'host',
+    t.host,
+    'x-forwarded-for',
+    append(h['x-forwarded-for'], socket.remoteAddress ?? ''),
+    'x-forwarded-port',
+    append(h['x-forwarded-port'], String(socket.localPort ?? (encrypted ? 443 : 80))),
+    'x-forwarded-proto',
+    append(h['x-forwarded-proto'], encrypted ? 'https' : 'http'),
+    'x-forwarded-host',
+    (h['x-forwarded-host'] as string | undefined) ?? h.host ?? '',
+  );
   return out;
 }
 
@@ -116,7 +138,24 @@ function forwardHeaders(req: IncomingMessage, t: Target): OutgoingHttpHeaders {
  * again), `x-request-id` and a child `traceparent`, hop-by-hop headers dropped both ways, a timeout, a streamed
  * body-size count, and upstream failures answered as 502/503/504 problems by the gateway itself.
  */
-export function createProxy(opts: ProxyOptions): { handler: RequestHandler; close(): void } {
+export interface UpstreamProxy {
+  /** The Express handler: proxies the request of a resolved upstream route, else `next()`. */
+  handler: RequestHandler;
+  /**
+   * Streams the request to its route's service with the given request id and traceparent; false (nothing done)
+   * when the route is the gateway's own.
+   */
+  forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: ResolvedRoute,
+    requestId: string,
+    traceparent: string,
+  ): boolean;
+  close(): void;
+}
+
+export function createProxy(opts: ProxyOptions): UpstreamProxy {
   const targets = new Map<Upstream, Target>();
   for (const [name, url] of Object.entries(opts.upstreams) as [Upstream, string][])
     targets.set(name, targetOf(name, url));
@@ -200,21 +239,27 @@ export function createProxy(opts: ProxyOptions): { handler: RequestHandler; clos
     req.pipe(proxyReq);
   };
 
-  const handler: RequestHandler = (req, res, next) => {
-    const route = routeOf(res);
-    if (!route || route.rule.target === 'gateway') return next();
-    const target = targets.get(route.rule.target);
-    if (!target) return next();
+  const route: UpstreamProxy['forward'] = (req, res, resolved, requestId, traceparent) => {
+    const { rule } = resolved;
+    const target = rule.target === 'gateway' ? undefined : targets.get(rule.target);
+    if (!target) return false;
     // Set on the incoming headers (copied into the outgoing request).
-    req.headers['x-request-id'] = String(res.locals.requestId);
-    req.headers.traceparent = String(res.locals.traceparent);
+    req.headers['x-request-id'] = requestId;
+    req.headers.traceparent = traceparent;
     const limitBytes =
-      route.rule.mediaBody === true ? (opts.mediaBodyLimitBytes ?? opts.bodyLimitBytes) : opts.bodyLimitBytes;
+      rule.mediaBody === true ? (opts.mediaBodyLimitBytes ?? opts.bodyLimitBytes) : opts.bodyLimitBytes;
     forward(req, res, target, limitBytes);
+    return true;
+  };
+
+  const handler: RequestHandler = (req, res, next) => {
+    const resolved = routeOf(res);
+    if (!resolved || !route(req, res, resolved, String(res.locals.requestId), String(res.locals.traceparent))) next();
   };
 
   return {
     handler,
+    forward: route,
     close() {
       for (const t of targets.values()) t.agent.destroy();
     },

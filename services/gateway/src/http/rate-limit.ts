@@ -16,6 +16,9 @@ interface Limiter {
   consumer: { consume(key: string, points: number): Promise<RateLimiterRes> };
   burst?: RateLimiterMemory;
   limit: RateLimit;
+  /** The `RateLimit-Policy` header and the limit an idle client has, built once per limit, not per request. */
+  policy: string;
+  total: number;
 }
 
 /**
@@ -28,9 +31,7 @@ export class ClientRateLimiter {
   /** Takes one request of `key`'s allowance under `limit`. */
   async take(key: string, limit: RateLimit): Promise<RateDecision> {
     const l = this.limiterFor(limit);
-    const window = burstWindowSeconds(limit);
-    const policy = `${limit.rps};w=1, ${limit.burst};w=${window};comment="burst"`;
-    const total = limit.rps + limit.burst;
+    const { policy, total } = l;
     try {
       const res = await l.consumer.consume(key, 1);
       const burstLeft = l.burst ? await this.burstRemaining(l.burst, key, limit.burst) : 0;
@@ -62,6 +63,8 @@ export class ClientRateLimiter {
     const id = `${limit.rps}:${limit.burst}`;
     let l = this.limiters.get(id);
     if (!l) {
+      const policy = `${limit.rps};w=1, ${limit.burst};w=${burstWindowSeconds(limit)};comment="burst"`;
+      const total = limit.rps + limit.burst;
       const main = new RateLimiterMemory({ keyPrefix: `rps-${id}`, points: limit.rps, duration: 1 });
       if (limit.burst > 0) {
         const burst = new RateLimiterMemory({
@@ -69,9 +72,9 @@ export class ClientRateLimiter {
           points: limit.burst,
           duration: burstWindowSeconds(limit),
         });
-        l = { consumer: new BurstyRateLimiter(main, burst), burst, limit };
+        l = { consumer: new BurstyRateLimiter(main, burst), burst, limit, policy, total };
       } else {
-        l = { consumer: main, limit };
+        l = { consumer: main, limit, policy, total };
       }
       this.limiters.set(id, l);
     }

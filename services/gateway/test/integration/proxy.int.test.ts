@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { eventually } from '@cc/testing';
 import { demo, freePort, getToken, type Seen, startEchoUpstream, startGateway, type TestGateway } from './helpers';
 
 /** Sends a chunked body (no content-length) in pieces and resolves with the status and body of the answer. */
@@ -131,6 +132,34 @@ describe('gateway proxy', () => {
     expect(lastSeen().headers.traceparent).not.toContain('00f067aa0ba902b7');
     const fresh = await fetch(`${gw.url}/stats/agent-activities`, { headers: bearer(stats) });
     expect(lastSeen().headers['x-request-id']).toBe(fresh.headers.get('x-request-id'));
+  });
+
+  it('logs one access line per proxied request (its id, trace, censored query) and counts it under its route', async () => {
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const res = await fetch(`${gw.url}/stats/agent-activities?start=2024-05-01T00:00:00Z&api_key=hunter2`, {
+      headers: { ...bearer(stats), 'x-request-id': 'access-log-1', traceparent: `00-${traceId}-b7ad6b7169203331-01` },
+    });
+    expect(res.status).toBe(200);
+    const lineOf = () =>
+      gw.logs.lines
+        .map((l) => JSON.parse(l) as Record<string, unknown> & { req?: { id?: string } })
+        .filter((l) => l.req?.id === 'access-log-1');
+    await eventually(async () => lineOf().length > 0, { timeoutMs: 5000, what: 'the access-log line' });
+    const lines = lineOf();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      msg: 'request completed',
+      req: { method: 'GET', url: '/stats/agent-activities?start=2024-05-01T00:00:00Z&api_key=[redacted]' },
+      res: { statusCode: 200 },
+      responseTime: expect.any(Number),
+      trace_id: traceId,
+    });
+    expect(gw.logs.text()).not.toContain('hunter2');
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /http_request_duration_seconds_count\{[^}]*route="statistics"[^}]*status="200"[^}]*\} [1-9]/,
+    );
   });
 
   it('answers 404 for paths no service owns, without calling any', async () => {
