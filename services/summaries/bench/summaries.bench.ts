@@ -266,7 +266,7 @@ async function main(): Promise<void> {
       note: `eachBatch parsing each message, the service's fetch settings (8 partitions at once, 4 MiB per partition); from the group joined to the last message (with connect and join: ${Math.round(rawWithJoin)}/s)`,
     },
     {
-      name: 'summaries: start with 1 day × 500 agents stored (load into memory)',
+      name: `summaries: start with 1 day × ${agents} agents stored (load into memory)`,
       value: Math.round(loadSeconds * 10) / 10,
       unit: 's',
       note: `process RSS ${rssMb} MB after aggregating (bench and service in one process)`,
