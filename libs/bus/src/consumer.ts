@@ -67,6 +67,14 @@ export interface ConsumerOptions {
    * spread a batch's fixed costs (its flush, its commit) over more events.
    */
   maxBytesPerPartition?: number;
+  /**
+   * Batches whose `flush` may still be running when the consumer moves on to the next fetch (default 0: each batch
+   * waits for its flush, then commits). With N > 0 a batch returns once handled and its write started; its ids are
+   * marked and its offset committed when that write lands, in order per partition, so fetching and handling the
+   * next batches overlap the store write and an offset is still committed only after its write is durable. A failed
+   * flush rewinds its partition to the first uncommitted batch (fetched and handled again, like a crash would).
+   */
+  writesInFlight?: number;
 }
 
 const groupMembershipErrors = new Set([
@@ -140,6 +148,16 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     return { error: checked.reason };
   };
 
+  // Pipelined commits (writesInFlight > 0): per partition, a chain of commits in batch order, and an epoch that a
+  // failed write or a rebalance bumps so that no later batch's commit can skip over offsets that were not written.
+  const depth = opts.flush ? Math.max(0, opts.writesInFlight ?? 0) : 0;
+  const lanes = new Map<string, { tail: Promise<void>; epoch: number }>();
+  const inFlight = new Set<Promise<void>>();
+  let draining = false;
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    for (const lane of lanes.values()) lane.epoch++;
+  });
+
   await consumer.connect();
   for (const topic of opts.topics) await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning ?? true });
 
@@ -178,6 +196,14 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
         { group: opts.groupId, topic, partition: String(partition) },
         Number(batch.offsetLag()),
       );
+      // A batch fetched before a failed write's rewind or a rebalance must not commit (see `pipelined`).
+      const laneKey = `${topic}/${partition}`;
+      let lane = lanes.get(laneKey);
+      if (!lane && depth > 0) {
+        lane = { tail: Promise.resolve(), epoch: 0 };
+        lanes.set(laneKey, lane);
+      }
+      const epoch = lane?.epoch ?? 0;
       const parsed = batch.messages.map((message) => ({ message, ...parse(topic, message) }));
       const ids = parsed.flatMap((p) => (p.event ? [p.event.id] : []));
       const seen = opts.deduper && ids.length ? await opts.deduper.seenMany(ids) : new Set<string>();
@@ -229,24 +255,72 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
           await heartbeat();
         }
       } finally {
-        // Buffered writes first: a failed flush leaves the whole batch uncommitted (redelivered).
-        if (opts.flush && (handled.length || lastDone !== undefined)) {
-          // A slow store must not cost the group membership: keep heartbeating while the batch is written.
-          const beat = setInterval(() => void heartbeat().catch(() => undefined), heartbeatMs);
-          try {
-            await opts.flush({ topic, partition, log });
-          } finally {
-            clearInterval(beat);
+        if (lane && !draining && (handled.length || lastDone !== undefined)) {
+          await pipelined(lane, handled, lastDone);
+        } else {
+          // While draining, earlier pipelined commits of this partition land first; after a failed one, none here.
+          if (lane) await lane.tail;
+          const current = !lane || lane.epoch === epoch;
+          // Buffered writes first: a failed flush leaves the whole batch uncommitted (redelivered).
+          if (opts.flush && (handled.length || lastDone !== undefined)) {
+            // A slow store must not cost the group membership: keep heartbeating while the batch is written.
+            const beat = setInterval(() => void heartbeat().catch(() => undefined), heartbeatMs);
+            try {
+              await opts.flush({ topic, partition, log });
+            } finally {
+              clearInterval(beat);
+            }
+          }
+          // Mark, then commit (offset of the next message to read) only what was handled or dead-lettered.
+          if (current && handled.length) await opts.deduper?.markMany(handled);
+          if (current && lastDone !== undefined) {
+            await consumer
+              .commitOffsets([{ topic, partition, offset: (BigInt(lastDone) + 1n).toString() }])
+              .catch((err) => {
+                throw asMembershipError(err);
+              });
           }
         }
-        // Mark, then commit (offset of the next message to read) only what was handled or dead-lettered.
-        if (handled.length) await opts.deduper?.markMany(handled);
-        if (lastDone !== undefined) {
-          await consumer
-            .commitOffsets([{ topic, partition, offset: (BigInt(lastDone) + 1n).toString() }])
-            .catch((err) => {
-              throw asMembershipError(err);
-            });
+      }
+
+      /** Starts the batch's write and queues its mark and commit behind it; waits only while too many are in flight. */
+      async function pipelined(own: { tail: Promise<void>; epoch: number }, ids: string[], last: string | undefined) {
+        const from = batch.firstOffset() ?? last;
+        const write = (opts.flush as NonNullable<ConsumerOptions['flush']>)({ topic, partition, log });
+        write.catch(() => undefined); // observed below, in order
+        const settled = own.tail.then(async () => {
+          try {
+            await write;
+          } catch (err) {
+            if (own.epoch === epoch) {
+              own.epoch++;
+              log.warn(
+                { err: (err as Error).message, topic, partition, offset: from },
+                'batch write failed; refetching',
+              );
+              if (from !== undefined && isRunning()) consumer.seek({ topic, partition, offset: from });
+            }
+            return;
+          }
+          if (own.epoch !== epoch) return; // an earlier batch failed or the group rebalanced: this one comes again
+          try {
+            if (ids.length) await opts.deduper?.markMany(ids);
+            if (last !== undefined)
+              await consumer.commitOffsets([{ topic, partition, offset: (BigInt(last) + 1n).toString() }]);
+          } catch (err) {
+            // Written but not committed (a rebalance, most likely): redelivered and rewritten to the same keys.
+            log.warn({ err: (err as Error).message, topic, partition }, 'commit after a pipelined write failed');
+          }
+        });
+        own.tail = settled;
+        inFlight.add(settled);
+        void settled.finally(() => inFlight.delete(settled));
+        if (inFlight.size <= depth) return;
+        const beat = setInterval(() => void heartbeat().catch(() => undefined), heartbeatMs);
+        try {
+          while (inFlight.size > depth) await Promise.race(inFlight);
+        } finally {
+          clearInterval(beat);
         }
       }
 
@@ -309,5 +383,22 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
       }
     },
   });
+  if (depth > 0) {
+    // Stopping: later batches wait for their own writes, and the pipelined commits land while still a group member.
+    const drain = async () => {
+      draining = true;
+      await Promise.all([...inFlight]);
+    };
+    const stop = consumer.stop.bind(consumer);
+    const disconnect = consumer.disconnect.bind(consumer);
+    consumer.stop = async () => {
+      await drain();
+      await stop();
+    };
+    consumer.disconnect = async () => {
+      await drain();
+      await disconnect();
+    };
+  }
   return consumer;
 }

@@ -209,6 +209,61 @@ describe('bus on a real broker', () => {
   });
 });
 
+describe('pipelined writes (writesInFlight)', () => {
+  async function committed(group: string, topic: string) {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const [t] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+      return (t?.partitions ?? []).reduce((n, p) => n + Math.max(0, Number(p.offset)), 0);
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  it('handles the next batches while a write runs and commits a batch only once its write landed', async () => {
+    const { topic, group } = await topicPair();
+    const handled: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let flushes = 0;
+    await consume(topic, group, async (e) => void handled.push(e.id), {
+      writesInFlight: 8,
+      flush: async () => {
+        flushes++;
+        await gate; // every write hangs until released
+      },
+    });
+    const first = placed(1, 'a');
+    await producer.publish(topic, [first]);
+    await eventually(() => handled.includes(first.id) && flushes >= 1, { what: 'first batch handled' });
+    const second = placed(2, 'a'); // same key, same partition: fetched while the first write still hangs
+    await producer.publish(topic, [second]);
+    await eventually(() => handled.includes(second.id), { what: 'next batch handled during the write' });
+    expect(await committed(group, topic)).toBe(0);
+    release();
+    await eventually(async () => (await committed(group, topic)) === 2, { what: 'both committed after the write' });
+  });
+
+  it('rewinds a partition whose write failed: its events are handled again and committed after a good write', async () => {
+    const { topic, group } = await topicPair();
+    const handled: string[] = [];
+    let failures = 1;
+    await consume(topic, group, async (e) => void handled.push(e.id), {
+      writesInFlight: 8,
+      flush: async () => {
+        if (failures-- > 0) throw new Error('store down');
+      },
+    });
+    const e = placed(3, 'b');
+    await producer.publish(topic, [e]);
+    await eventually(() => handled.filter((id) => id === e.id).length === 2, { what: 'handled again after rewind' });
+    await eventually(async () => (await committed(group, topic)) === 1, { what: 'committed after the good write' });
+  });
+});
+
 describe('outbox', () => {
   const Order = (): OutboxModel =>
     conn.models.Order ??

@@ -73,6 +73,8 @@ function escapePointer(key: string): string {
  * Walks with its own stack: a body may nest thousands of levels deep.
  */
 function illFormedStrings(data: unknown): Violation[] {
+  // Almost every body is clean: check that without building pointers (the walk below cost consumers ~10 µs an event).
+  if (wellFormed(data, 0)) return [];
   const out: Violation[] = [];
   const stack: [unknown, string, string?][] = [[data, '']];
   while (stack.length && out.length < 10) {
@@ -96,6 +98,27 @@ function illFormedStrings(data: unknown): Violation[] {
     }
   }
   return out;
+}
+
+const badString = (s: string): boolean => loneSurrogate.test(s) || s.includes('\u0000');
+
+/**
+ * Whether every string and member name is well-formed and NUL-free, without allocating. Deep bodies (past 64
+ * levels) are left to the stack-based walk, which cannot overflow.
+ */
+function wellFormed(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return !badString(value);
+  if (value === null || typeof value !== 'object') return true;
+  if (depth > 64) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!wellFormed(value[i], depth + 1)) return false;
+    return true;
+  }
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    if (badString(k) || !wellFormed((value as Record<string, unknown>)[k], depth + 1)) return false;
+  }
+  return true;
 }
 
 /** A validator for query strings or path parameters (compiled once per schema); it returns a coerced, defaulted copy. */

@@ -9,7 +9,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { isTracingSuppressed, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -69,13 +69,10 @@ export function contextFromTraceparent(traceparent: string | undefined | null): 
 
 /** The `traceparent` of a span, for headers and events. */
 export function traceparentOf(span: Span): string {
-  const carrier: Record<string, string> = {};
-  propagator.inject(trace.setSpan(context.active(), span), carrier, {
-    set: (c, k, v) => {
-      c[k] = v;
-    },
-  });
-  return carrier.traceparent ?? '';
+  // What W3CTraceContextPropagator.inject writes, formatted directly: the propagator cost ~3 µs per consumed event.
+  const sc = span.spanContext();
+  if (!trace.isSpanContextValid(sc) || isTracingSuppressed(context.active())) return '';
+  return `00-${sc.traceId}-${sc.spanId}-0${Number(sc.traceFlags || 0).toString(16)}`;
 }
 
 /** Runs `fn` with `ctx` active (the span of {@link startSpan}), for code outside a {@link withSpan} callback. */

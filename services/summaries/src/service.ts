@@ -23,7 +23,8 @@ const dayMs = 86_400_000;
 
 /**
  * Starts summaries: store and Kafka, the stored buckets, agent states and flags loaded into memory, the
- * consumer (one store write per consumed batch, before its offsets are committed), then HTTP.
+ * consumer (batches share store writes; a batch's offsets are committed once the write holding it landed, while
+ * the next batches are already fetched and handled), then HTTP.
  */
 export async function startService(
   config: Config,
@@ -100,6 +101,8 @@ export async function startService(
       // Partitions handled side by side share writes (above); bigger fetches mean fewer rounds.
       partitionsConsumedConcurrently: 8,
       maxBytesPerPartition: 4 * 1024 * 1024,
+      // The next fetches are handled while a write runs; offsets commit when the write holding them lands.
+      writesInFlight: 16,
     });
     const consumingSince = Date.now();
     watermark.attach(consumer);

@@ -30,10 +30,15 @@ interface Pending {
  */
 export class StatisticsConsumer {
   /**
-   * How the consumer group runs: partitions handled side by side (their batches share writes, see `flush`), and
-   * fetches big enough that a write carries many events.
+   * How the consumer group runs: partitions handled side by side (their batches share writes, see `flush`),
+   * fetches big enough that a write carries many events, and the next fetches handled while a write runs (a batch's
+   * offsets are committed once the write holding it landed).
    */
-  static readonly consumerOptions = { partitionsConsumedConcurrently: 6, maxBytesPerPartition: 4 * 1024 * 1024 };
+  static readonly consumerOptions = {
+    partitionsConsumedConcurrently: 6,
+    maxBytesPerPartition: 4 * 1024 * 1024,
+    writesInFlight: 16,
+  };
 
   private pending = new Map<string, Pending>();
   /** A write waiting behind the running one: batches finishing meanwhile join it. */

@@ -299,8 +299,11 @@ export class StatisticsRepository {
       const v = stamp();
       docs.push({ _id: `${g}|${v}`, g, v, data: JSON.stringify(data) });
     }
+    // Bulks of at most `maxBulk` (a bigger one stalls the store for everyone), sent side by side.
+    const bulks: Promise<unknown>[] = [];
     for (let i = 0; i < docs.length; i += maxBulk)
-      await raw(model).insertMany(docs.slice(i, i + maxBulk) as never[], { ordered: false });
+      bulks.push(raw(model).insertMany(docs.slice(i, i + maxBulk) as never[], { ordered: false }));
+    await Promise.all(bulks);
     if (model === this.m.ActivityChunk) await this.insertHeads(docs, [...byGroup.values()] as ActivityChunkData[]);
     // Only a hint for merging (reads merge too): bounded by forgetting it all now and then.
     if (this.chunkCounts.size > 10_000) this.chunkCounts.clear();
