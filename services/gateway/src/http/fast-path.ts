@@ -11,6 +11,7 @@ import {
   SpanKind,
   SpanStatusCode,
   startSpan,
+  traceparentOf,
 } from '@cc/kit';
 import { allowedMethods, type ResolvedRoute, resolveRoute, unsafePathReason } from '../domain/route-table';
 import { v0Scope } from '../domain/token-claims';
@@ -121,8 +122,7 @@ export function withFastPath(app: RequestListener, deps: FastPathDeps): RequestL
       attributes: { 'http.request.method': method, 'url.path': c.path, 'cc.request_id': requestId },
     });
     const sc = span.spanContext();
-    // As the W3C propagator writes it (traceparentOf), without its carrier and context allocations.
-    const traceparent = `00-${sc.traceId}-${sc.spanId}-0${Number(sc.traceFlags || 0).toString(16)}`;
+    const traceparent = traceparentOf(span);
     let done = false;
     // One access-log line, the duration metric and the span's end, when the answer is sent or the caller goes.
     const finish = () => {
