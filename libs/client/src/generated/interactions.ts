@@ -11,7 +11,7 @@ export interface paths {
         put?: never;
         /**
          * Dispatch or release interactions
-         * @description Validates the whole body first; if any object is invalid nothing is processed and the 400 names each violation by pointer. Then refuses an unregistered provider (422) and unknown routes (422, pointer to the route), again before processing anything. Answers 202 with one result per request object, in order. A repeated requestId (per account, kept at least 24 hours) returns the original outcome with `duplicate: true` and processes nothing; the same requestId with a different body is 409.
+         * @description Validates the whole body first; if any object is invalid nothing is processed and the 400 names each violation by pointer. Then refuses an unregistered provider (422) and unknown routes (422, pointer to the route), again before processing anything. Answers 202 with one result per request object, in order. A repeated requestId (per account, kept at least 24 hours) returns the original outcome with `duplicate: true` and processes nothing; the same requestId with a different body is 409, as is an externalId that already names a live interaction.
          */
         post: operations["invoke"];
         delete?: never;
@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Invoke (lower-case path alias)
-         * @description Same operation as POST /interactions/Invoke. Validates the whole body first; if any object is invalid nothing is processed and the 400 names each violation by pointer. Then refuses an unregistered provider (422) and unknown routes (422, pointer to the route), again before processing anything. Answers 202 with one result per request object, in order. A repeated requestId (per account, kept at least 24 hours) returns the original outcome with `duplicate: true` and processes nothing; the same requestId with a different body is 409.
+         * @description Same operation as POST /interactions/Invoke. Validates the whole body first; if any object is invalid nothing is processed and the 400 names each violation by pointer. Then refuses an unregistered provider (422) and unknown routes (422, pointer to the route), again before processing anything. Answers 202 with one result per request object, in order. A repeated requestId (per account, kept at least 24 hours) returns the original outcome with `duplicate: true` and processes nothing; the same requestId with a different body is 409, as is an externalId that already names a live interaction.
          */
         post: operations["invokeLowerCase"];
         delete?: never;
@@ -442,7 +442,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A requestId was reused with a different body (`INVOKE.REQUEST_ID_CONFLICT`); nothing was processed. */
+            /** @description A requestId was reused with a different body (`INVOKE.REQUEST_ID_CONFLICT`), or a dispatch names an externalId that already names a live interaction (`INVOKE.EXTERNAL_ID_IN_USE`, pointer to each externalId): nothing was processed. When a concurrent request took the externalId while this one was being processed, the same 409 names it, the request's other objects were processed, and a retry with the same requestIds returns their outcomes and the same 409. */
             409: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -690,7 +690,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A requestId was reused with a different body (`INVOKE.REQUEST_ID_CONFLICT`); nothing was processed. */
+            /** @description A requestId was reused with a different body (`INVOKE.REQUEST_ID_CONFLICT`), or a dispatch names an externalId that already names a live interaction (`INVOKE.EXTERNAL_ID_IN_USE`, pointer to each externalId): nothing was processed. When a concurrent request took the externalId while this one was being processed, the same 409 names it, the request's other objects were processed, and a retry with the same requestIds returns their outcomes and the same 409. */
             409: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */

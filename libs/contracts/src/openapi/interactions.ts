@@ -62,7 +62,7 @@ const invokeOperation = (operationId: string, alias: boolean): OpenApiObject => 
   operationId,
   tags: ['Routing'],
   summary: alias ? 'Invoke (lower-case path alias)' : 'Dispatch or release interactions',
-  description: `${alias ? 'Same operation as POST /interactions/Invoke. ' : ''}Validates the whole body first; if any object is invalid nothing is processed and the 400 names each violation by pointer. Then refuses an unregistered provider (422) and unknown routes (422, pointer to the route), again before processing anything. Answers 202 with one result per request object, in order. A repeated requestId (per account, kept at least 24 hours) returns the original outcome with \`duplicate: true\` and processes nothing; the same requestId with a different body is 409.`,
+  description: `${alias ? 'Same operation as POST /interactions/Invoke. ' : ''}Validates the whole body first; if any object is invalid nothing is processed and the 400 names each violation by pointer. Then refuses an unregistered provider (422) and unknown routes (422, pointer to the route), again before processing anything. Answers 202 with one result per request object, in order. A repeated requestId (per account, kept at least 24 hours) returns the original outcome with \`duplicate: true\` and processes nothing; the same requestId with a different body is 409, as is an externalId that already names a live interaction.`,
   security: requireScope('interactions:write'),
   parameters: [acceptParameter(versions)],
   requestBody: jsonBody(invocation, {
@@ -84,7 +84,7 @@ const invokeOperation = (operationId: string, alias: boolean): OpenApiObject => 
     ...problems({ 401: true, 403: true, 406: true }, versions),
     '409': problemResponse(
       409,
-      'A requestId was reused with a different body (`INVOKE.REQUEST_ID_CONFLICT`); nothing was processed.',
+      "A requestId was reused with a different body (`INVOKE.REQUEST_ID_CONFLICT`), or a dispatch names an externalId that already names a live interaction (`INVOKE.EXTERNAL_ID_IN_USE`, pointer to each externalId): nothing was processed. When a concurrent request took the externalId while this one was being processed, the same 409 names it, the request's other objects were processed, and a retry with the same requestIds returns their outcomes and the same 409.",
       problemExample(409, 'requestId req-0001 was already used with a different body', {
         code: 'INVOKE.REQUEST_ID_CONFLICT',
         errors: [
