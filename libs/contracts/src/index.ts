@@ -23,5 +23,6 @@ export * from './schemas/statistics';
 export * from './schemas/summaries';
 export * from './schemas/v0';
 export type * from './types';
+export * from './v0-deprecation';
 export * from './validation';
 export * from './versions';

@@ -1,3 +1,4 @@
+import { v0DeprecationDefaults } from '@cc/contracts';
 import { baseConfigSpec, bool, loadConfig, num, str, url } from '@cc/kit';
 
 /** Settings of the identity store, shared by the service and the CLI (which needs no Kafka). */
@@ -70,6 +71,14 @@ export const configSpec = {
   EVENT_STREAM_MAX_BUFFER_EVENTS: num({
     default: 1000,
     desc: 'An event stream with more events waiting behind a full socket than this is closed (slow consumer)',
+  }),
+  V0_DEPRECATED_AT: str({
+    default: v0DeprecationDefaults.deprecatedAt,
+    desc: "When the v0 statistics endpoints were deprecated (RFC 9745 Deprecation header on the gateway's own v0 answers)",
+  }),
+  V0_SUNSET_AT: str({
+    default: v0DeprecationDefaults.sunsetAt,
+    desc: "When the v0 statistics endpoints stop answering (RFC 8594 Sunset header on the gateway's own v0 answers)",
   }),
   CC_DEMO_SEED: bool({ default: false, desc: 'Seed the demo account, client and v0 credentials at start' }),
   CC_DEMO_CLIENT_ID: str({ default: 'demo-client', desc: 'Client id of the demo client (every scope)' }),

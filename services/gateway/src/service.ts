@@ -1,5 +1,6 @@
 import type { RequestListener } from 'node:http';
 import { EagerPublisher } from '@cc/bus';
+import { parseV0Deprecation } from '@cc/contracts';
 import { createSecretBox } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import { KeyRing } from './auth/key-ring';
@@ -14,6 +15,7 @@ import { EventStreamHub } from './events/event-stream.hub';
 import { producedTopics } from './events/topics';
 import { locateConsole } from './http/console.handler';
 import { withFastPath } from './http/fast-path';
+import { v0DeprecationMarker } from './http/guard.middleware';
 import { createProxy } from './http/proxy.handler';
 import { ClientRateLimiter, TokenAttemptLimiter } from './http/rate-limit';
 import { mountRoutes } from './http/routes';
@@ -44,6 +46,7 @@ export async function startService(
   const defaults = checkRateLimit({ rps: config.RATE_LIMIT_RPS, burst: config.RATE_LIMIT_BURST });
   const bodyLimitBytes = parseByteSize(config.GATEWAY_BODY_LIMIT);
   const mediaBodyLimitBytes = parseByteSize(config.GATEWAY_MEDIA_BODY_LIMIT);
+  const markV0 = v0DeprecationMarker(parseV0Deprecation(config.V0_DEPRECATED_AT, config.V0_SUNSET_AT));
   const box = createSecretBox(config.CC_ENCRYPTION_KEYS);
   const runtime = await startRuntime({
     name: 'gateway',
@@ -176,6 +179,7 @@ export async function startService(
       ...(consoleDir ? { consoleDir } : {}),
       eventStream,
       proxy: proxy.handler,
+      markV0,
       logger,
     }),
   );
@@ -194,6 +198,7 @@ export async function startService(
       bodyLimitBytes,
       mediaBodyLimitBytes,
       proxy,
+      markV0,
       logger,
       metrics: runtime.metrics,
     }),

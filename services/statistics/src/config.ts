@@ -1,3 +1,4 @@
+import { v0DeprecationDefaults } from '@cc/contracts';
 import { authConfigSpec, baseConfigSpec, loadConfig, num, str } from '@cc/kit';
 
 /** Every setting of the statistics service, with its default and description. */
@@ -18,11 +19,11 @@ export const configSpec = {
     desc: 'Hour buckets per account one sweep deletes at most (bounds each sweep)',
   }),
   V0_DEPRECATED_AT: str({
-    default: '2025-01-01T00:00:00Z',
+    default: v0DeprecationDefaults.deprecatedAt,
     desc: 'When the v0 statistics endpoints were deprecated (RFC 9745 Deprecation header)',
   }),
   V0_SUNSET_AT: str({
-    default: '2027-07-01T00:00:00Z',
+    default: v0DeprecationDefaults.sunsetAt,
     desc: 'When the v0 statistics endpoints stop answering (RFC 8594 Sunset header)',
   }),
 };

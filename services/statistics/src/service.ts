@@ -1,4 +1,5 @@
 import type { Deduper } from '@cc/bus';
+import { parseV0Deprecation } from '@cc/contracts';
 import { createTokenVerifier } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
 import type { Config } from './config';
@@ -24,11 +25,7 @@ export async function startService(
   config: Config,
   opts: { logDestination?: NodeJS.WritableStream; exitOnShutdown?: boolean; now?: () => number } = {},
 ): Promise<StatisticsService> {
-  const deprecatedAt = new Date(config.V0_DEPRECATED_AT);
-  const sunsetAt = new Date(config.V0_SUNSET_AT);
-  if (Number.isNaN(deprecatedAt.getTime()) || Number.isNaN(sunsetAt.getTime())) {
-    throw new Error('V0_DEPRECATED_AT and V0_SUNSET_AT must be ISO 8601 date-times');
-  }
+  const v0 = parseV0Deprecation(config.V0_DEPRECATED_AT, config.V0_SUNSET_AT);
   const runtime = await startRuntime({
     name: 'statistics',
     config,
@@ -77,9 +74,7 @@ export async function startService(
       jwks: config.AUTH_JWKS_URL,
       accountClaim: config.AUTH_ACCOUNT_CLAIM,
     });
-    await runtime.listen((app) =>
-      mountRoutes(app, { verify, repo, v0: { deprecatedAt, sunsetAt }, ...(opts.now ? { now: opts.now } : {}) }),
-    );
+    await runtime.listen((app) => mountRoutes(app, { verify, repo, v0, ...(opts.now ? { now: opts.now } : {}) }));
     return Object.assign(runtime, { consumer, repo });
   } catch (err) {
     await runtime.stop().catch(() => undefined);

@@ -16,7 +16,7 @@ import {
 import { allowedMethods, type ResolvedRoute, resolveRoute, unsafePathReason } from '../domain/route-table';
 import { v0Scope } from '../domain/token-claims';
 import type { AccountLimits } from '../identity/account-limits';
-import { takeAllowance } from './guard.middleware';
+import { takeAllowance, type V0DeprecationMarker } from './guard.middleware';
 import { sendProblem, type UpstreamProxy } from './proxy.handler';
 import type { ClientRateLimiter } from './rate-limit';
 
@@ -30,6 +30,8 @@ export interface FastPathDeps {
   bodyLimitBytes: number;
   mediaBodyLimitBytes?: number;
   proxy: Pick<UpstreamProxy, 'forward'>;
+  /** Marks answers on /v0 statistics paths as deprecated (the 429 given here too). */
+  markV0: V0DeprecationMarker;
   logger: Logger;
   metrics: Metrics;
 }
@@ -116,6 +118,7 @@ export function withFastPath(app: RequestListener, deps: FastPathDeps): RequestL
     const method = req.method ?? 'GET';
     const requestId = acceptedRequestId(req.headers['x-request-id'] as string | undefined);
     res.setHeader('x-request-id', requestId);
+    if (c.v0) deps.markV0(res, c.path);
     const { span, ctx } = startSpan('gateway', `${method} ${c.path}`, {
       kind: SpanKind.SERVER,
       parent: callerTraceparent(req.headers.traceparent as string | undefined),

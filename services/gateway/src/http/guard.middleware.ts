@@ -1,3 +1,4 @@
+import { type V0Deprecation, v0DeprecationHeaders, v0Replacements } from '@cc/contracts';
 import { AppError, type Principal, principalOf, requireAuth } from '@cc/kit';
 import type { Request, RequestHandler } from 'express';
 import { allowedMethods, type ResolvedRoute, resolveRoute, unsafePathReason } from '../domain/route-table';
@@ -45,6 +46,38 @@ export const resolveRequestRoute: RequestHandler = (req, res, next) => {
   res.locals.route = route;
   next();
 };
+
+const v0StatisticsEndpoint = /^\/v0\/[^/]+\/statistics(?:\/([^/]+))?/;
+
+/** Sets the v0 deprecation headers on an answer to a /v0 statistics path. */
+export type V0DeprecationMarker = (res: { setHeader(name: string, value: string): unknown }, path: string) => void;
+
+/**
+ * The v0 deprecation headers (the contract's one definition) for each endpoint, computed once: `Link` names the
+ * replacement of a known endpoint (`{name}` after `statistics/`), only the documentation otherwise.
+ */
+export function v0DeprecationMarker(d: V0Deprecation): V0DeprecationMarker {
+  const known = new Map(Object.keys(v0Replacements).map((name) => [name, v0DeprecationHeaders(name, d)]));
+  const other = v0DeprecationHeaders(undefined, d);
+  return (res, path) => {
+    const endpoint = v0StatisticsEndpoint.exec(path)?.[1];
+    for (const [header, value] of (endpoint !== undefined && known.get(endpoint)) || other) {
+      res.setHeader(header, value);
+    }
+  };
+}
+
+/**
+ * Marks the gateway's own answers on /v0 statistics paths (400, 401, 403, 404, 405, 429, 502/504) with the v0
+ * deprecation headers, as the statistics service marks its answers (which, proxied, replace these): every v0
+ * response carries them, whoever gives it.
+ */
+export function markV0Deprecated(mark: V0DeprecationMarker): RequestHandler {
+  return (req, res, next) => {
+    if (req.path.startsWith('/v0/') && resolveRoute(req.path)?.rule.name === 'v0-statistics') mark(res, req.path);
+    next();
+  };
+}
 
 /**
  * Verifies the bearer token and its scope for the route (ARCHITECTURE §2): no, malformed, wrongly signed or expired

@@ -8,7 +8,14 @@ import { consoleRoutes } from './console.handler';
 import { cors } from './cors.middleware';
 import { docsRoutes } from './docs.handler';
 import { eventStreamRoutes } from './event-stream.handler';
-import { authenticate, proxiedBodyRules, rateLimit, resolveRequestRoute } from './guard.middleware';
+import {
+  authenticate,
+  markV0Deprecated,
+  proxiedBodyRules,
+  rateLimit,
+  resolveRequestRoute,
+  type V0DeprecationMarker,
+} from './guard.middleware';
 import type { ClientRateLimiter } from './rate-limit';
 import { type TokenRoutesDeps, tokenRoutes } from './token.handler';
 
@@ -29,11 +36,13 @@ export interface GatewayHttpDeps {
   eventStream: EventStreamHub;
   /** Streams routed requests to the owning services. */
   proxy: import('express').RequestHandler;
+  /** Marks answers on /v0 statistics paths as deprecated. */
+  markV0: V0DeprecationMarker;
   logger: Logger;
 }
 
 /**
- * Mounts the gateway, in order: CORS, route resolution (400/404/405), token, docs and console endpoints (public),
+ * Mounts the gateway, in order: CORS, the v0 deprecation headers, route resolution (400/404/405), token, docs and console endpoints (public),
  * authentication and scope (401/403), per-client rate limit (429), the event stream and the gateway's own admin API,
  * then the body
  * rules (415/413) and the proxy to the owning service.
@@ -46,6 +55,7 @@ export function mountRoutes(app: Express, deps: GatewayHttpDeps): void {
     return !route || route.rule.target !== 'gateway' || route.rule.name === 'token' || route.rule.name === 'v0-token';
   });
   app.use(cors(deps.corsOrigins));
+  app.use(markV0Deprecated(deps.markV0));
   app.use(resolveRequestRoute);
   app.use(tokenRoutes(deps.token));
   app.use(docsRoutes());

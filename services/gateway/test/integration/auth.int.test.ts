@@ -396,6 +396,36 @@ describe('gateway authentication and authorization', () => {
       expect(none.headers.get('www-authenticate')).toMatch(/^Basic /);
     });
 
+    it("marks the gateway's own answers on /v0 statistics paths as deprecated (RFC 9745, RFC 8594), not others", async () => {
+      const expectDeprecated = (res: Response, replacement: string | null) => {
+        expect(res.headers.get('deprecation')).toBe('@1735689600');
+        expect(res.headers.get('sunset')).toBe('Thu, 01 Jul 2027 00:00:00 GMT');
+        const link = res.headers.get('link') ?? '';
+        expect(link).toContain('</docs>; rel="deprecation"');
+        if (replacement) expect(link).toContain(`<${replacement}>; rel="successor-version"`);
+        else expect(link).not.toContain('successor-version');
+      };
+      const none = await fetch(`${gw.url}/v0/${demo.v0Key}/statistics/outboundcalls?interval=15`);
+      await expectProblem(none, 401, 'AUTH.UNAUTHENTICATED', /token/i);
+      expectDeprecated(none, '/stats/interactions');
+
+      const token = await v0Token(demo.v0Key, demo.v0Token);
+      const other = await get(`${gw.url}/v0/someone-else/statistics/agentstates?interval=15`, token);
+      expect(other.status).toBe(403);
+      expectDeprecated(other, '/stats/agent-activities');
+      const proxied = await get(`${gw.url}/v0/${demo.v0Key}/statistics/inboundcalls?interval=15`, token);
+      expect(proxied.status).toBe(200);
+      expectDeprecated(proxied, '/stats/interactions');
+      const unknown = await fetch(`${gw.url}/v0/${demo.v0Key}/statistics/nothing-here`);
+      expect(unknown.status).toBe(401);
+      expectDeprecated(unknown, null);
+
+      const current = await fetch(`${gw.url}/stats/agent-activities?start=2026-01-01T00:00:00Z`);
+      expect(current.status).toBe(401);
+      expect(current.headers.get('deprecation')).toBeNull();
+      expect(current.headers.get('sunset')).toBeNull();
+    });
+
     it('a v0 token of the right key but signed by a stranger → 401', async () => {
       const { privateKey, publicKey } = await generateKeyPair('ES256');
       expect(await exportJWK(publicKey)).toHaveProperty('x');

@@ -3,6 +3,9 @@ import {
   apiVersions,
   type JsonSchema,
   statsInteractionsQuery,
+  type V0Deprecation,
+  type V0Endpoint,
+  v0Replacements,
   v0StatisticsParams,
   v0StatisticsQuery,
 } from '@cc/contracts';
@@ -10,7 +13,7 @@ import { negotiateVersion, type Principal, requireAuth, validateRequest } from '
 import type { Express } from 'express';
 import type { StatisticsRepository } from '../store/statistics.repository';
 import { agentActivitiesHandler, interactionsHandler } from './stats.handler';
-import { deprecationHeaders, sameAccountKey, type V0Deprecation, v0Handler, v0Replacements } from './v0.handler';
+import { deprecationHeaders, sameAccountKey, v0Handler } from './v0.handler';
 
 /** What the statistics routes need from the composition root. */
 export interface RouteDeps {
@@ -47,7 +50,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
     interactionsHandler(deps.repo, now),
   );
   const v0Auth = requireAuth(deps.verify, 'v0', { v0: true });
-  for (const name of Object.keys(v0Replacements) as (keyof typeof v0Replacements)[]) {
+  for (const name of Object.keys(v0Replacements) as V0Endpoint[]) {
     app.get(
       `/v0/:accountKey/statistics/${name}`,
       deprecationHeaders(name, deps.v0),

@@ -1,4 +1,4 @@
-import { limits } from '@cc/contracts';
+import { limits, type V0Deprecation, type V0Endpoint, v0DeprecationHeaders } from '@cc/contracts';
 import { AppError, principalOf } from '@cc/kit';
 import type { RequestHandler } from 'express';
 import { hourMs } from '../domain/time';
@@ -9,31 +9,15 @@ import type { StatisticsRepository } from '../store/statistics.repository';
 /** How far back `latest=true` looks for each agent's or call's latest record. */
 export const latestLookbackMs = limits.maxV0WindowHours * hourMs;
 
-/** The v0 endpoints and the current endpoint replacing each (RFC 8594 `Link: rel="successor-version"`). */
-export const v0Replacements = {
-  agentstates: '/stats/agent-activities',
-  outboundcalls: '/stats/interactions',
-  inboundcalls: '/stats/interactions',
-} as const;
-
-/** The v0 deprecation dates. */
-export interface V0Deprecation {
-  deprecatedAt: Date;
-  sunsetAt: Date;
-}
-
 /**
  * Marks every v0 response (errors too) as deprecated: `Deprecation` (RFC 9745, a structured date), `Sunset`
- * (RFC 8594, an HTTP date) and `Link` to the replacement and to the documentation.
+ * (RFC 8594, an HTTP date) and `Link` to the replacement and to the documentation (the contract's one definition,
+ * which the gateway also uses for the answers it gives itself on /v0 paths).
  */
-export function deprecationHeaders(name: keyof typeof v0Replacements, d: V0Deprecation): RequestHandler {
-  const deprecation = `@${Math.floor(d.deprecatedAt.getTime() / 1000)}`;
-  const sunset = d.sunsetAt.toUTCString();
-  const link = `<${v0Replacements[name]}>; rel="successor-version", </docs>; rel="deprecation"; type="text/html"`;
+export function deprecationHeaders(name: V0Endpoint, d: V0Deprecation): RequestHandler {
+  const headers = v0DeprecationHeaders(name, d);
   return (_req, res, next) => {
-    res.setHeader('Deprecation', deprecation);
-    res.setHeader('Sunset', sunset);
-    res.setHeader('Link', link);
+    for (const [header, value] of headers) res.setHeader(header, value);
     next();
   };
 }
@@ -75,11 +59,7 @@ const inside = (iso: string, w: { start: number; end: number }) => {
 };
 
 /** GET /v0/{accountKey}/statistics/{name}: the v0 records of the selection, from the same data as the current API. */
-export function v0Handler(
-  name: keyof typeof v0Replacements,
-  repo: StatisticsRepository,
-  now: () => number,
-): RequestHandler {
+export function v0Handler(name: V0Endpoint, repo: StatisticsRepository, now: () => number): RequestHandler {
   return async (req, res) => {
     const { accountId } = principalOf(res);
     const at = now();
