@@ -70,6 +70,8 @@ interface Live {
   recorded: Promise<boolean>;
   timer?: NodeJS.Timeout;
   sending: boolean;
+  /** In its endpoint lane's `ready` queue (a flag, so joining a long queue does not search it). */
+  inLane: boolean;
   /** Where its time went (memory only): logged when it finished slowly. */
   timeline: Timeline;
 }
@@ -82,6 +84,11 @@ interface Lane {
   /** A pump is running (breaker events fire synchronously inside it): a nested call asks for another round. */
   pumping: boolean;
   again: boolean;
+  /**
+   * While its breaker is open (or its half-open trial runs): which open period the queue was planned for and how
+   * many of `ready` (from the front) are planned, so a delivery joining the waiting queue plans only itself.
+   */
+  breakerPlan?: { period: string; upTo: number };
 }
 
 interface PendingOutcome {
@@ -302,7 +309,11 @@ export class DeliveryPipeline {
     clearTimeout(d.timer);
     d.timer = undefined;
     const lane = this.lanes.get(d.endpointKey);
-    if (lane) lane.ready = lane.ready.filter((x) => x !== d);
+    if (lane && d.inLane) {
+      d.inLane = false;
+      lane.ready = lane.ready.filter((x) => x !== d);
+      lane.breakerPlan = undefined;
+    }
   }
 
   private enqueue(d: Live): void {
@@ -312,7 +323,8 @@ export class DeliveryPipeline {
       lane = { key: d.endpointKey, ready: [], inFlight: 0, pumping: false, again: false };
       this.lanes.set(d.endpointKey, lane);
     }
-    if (!lane.ready.includes(d)) {
+    if (!d.inLane) {
+      d.inLane = true;
       lane.ready.push(d);
       d.timeline.queuedAt = Date.now();
     }
@@ -343,7 +355,7 @@ export class DeliveryPipeline {
       const provider = this.providerCache.get(lane.key);
       const refusal = refusalOf(provider);
       if (refusal) {
-        const d = lane.ready.shift() as Live;
+        const d = this.takeHead(lane);
         this.track(this.finishWithoutSend(d, refusal.reason, refusal.final));
         continue;
       }
@@ -365,20 +377,38 @@ export class DeliveryPipeline {
         this.starved.add(lane);
         return;
       }
-      const d = lane.ready.shift() as Live;
+      const d = this.takeHead(lane);
       this.track(this.send(d, p, gate, lane));
     }
   }
 
-  /** While the breaker is open its lane waits (its `halfOpen` event resumes it); expired deliveries die. */
+  private takeHead(lane: Lane): Live {
+    const d = lane.ready.shift() as Live;
+    d.inLane = false;
+    lane.breakerPlan = undefined;
+    return d;
+  }
+
+  /**
+   * While the breaker is open its lane waits (its `halfOpen` event resumes it); expired deliveries die. The queue
+   * is planned once per open period: later arrivals (a hung endpoint keeps receiving notifications) plan only
+   * themselves, so each costs the same however long the waiting queue has grown.
+   */
   private waitForBreaker(lane: Lane, gate: EndpointGate): void {
     const at = Breakers.retryAt(gate, this.deps.config.BREAKER_RESET_MS);
-    const plan = planBreakerWait(lane.ready, Date.now(), this.spanMs, at);
-    for (const d of plan.expired) {
-      this.track(this.finishWithoutSend(d, 'circuit breaker open until the delivery window ended', true));
-    }
+    const period = `${Breakers.state(gate)}@${gate.openedAt}`;
+    const from = lane.breakerPlan?.period === period ? lane.breakerPlan.upTo : 0;
+    if (from >= lane.ready.length) return;
+    const plan = planBreakerWait(from ? lane.ready.slice(from) : lane.ready, Date.now(), this.spanMs, at);
     for (const w of plan.waiting) w.delivery.nextAttemptAt = w.nextAttemptAt;
-    lane.ready = plan.waiting.map((w) => w.delivery);
+    if (plan.expired.length) {
+      for (const d of plan.expired) d.inLane = false;
+      lane.ready = lane.ready.filter((d) => d.inLane);
+      for (const d of plan.expired) {
+        this.track(this.finishWithoutSend(d, 'circuit breaker open until the delivery window ended', true));
+      }
+    }
+    lane.breakerPlan = { period, upTo: lane.ready.length };
   }
 
   /** The breaker of an endpoint half-opened or closed: its lane may send again. */
@@ -777,6 +807,7 @@ function toLive(doc: OpenDeliveryDoc | DeliveryDoc, recorded: Promise<boolean>):
     nextAttemptAt: doc.nextAttemptAt ? new Date(doc.nextAttemptAt).getTime() : Date.now(),
     recorded,
     sending: false,
+    inLane: false,
     timeline: { eventAt: null, acceptedAt: Date.now() },
   };
 }
