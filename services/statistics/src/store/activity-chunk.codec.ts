@@ -21,6 +21,140 @@ export type StoredActivity = ActivityItem & { updatedAt: number };
  */
 type Row = (string | number | boolean | null | object)[];
 
+/** The row of an item (see the format above): `a` its agent's index, `du` its update time minus the chunk's. */
+function rowOf(i: ActivityItem, base: number, a: number, du: number): Row {
+  const head: Row = [a, 9, i.start - base, i.end === null ? null : i.end - i.start, du];
+  if (
+    i.type === 'Presence' &&
+    i.status === null &&
+    i.interaction === null &&
+    i.channel === null &&
+    i.workload === null
+  ) {
+    head[1] = 0;
+    const efr = i.eligibleForRouting === null ? null : i.eligibleForRouting ? 1 : 0;
+    head.push(i.category, i.name === i.category ? 1 : i.name, efr, i.reason);
+  } else if (
+    i.type === 'Workload' &&
+    i.workload !== null &&
+    i.category === null &&
+    i.name === null &&
+    i.eligibleForRouting === null &&
+    i.status === null &&
+    i.reason === null &&
+    i.interaction === null &&
+    i.channel === null
+  ) {
+    head[1] = 1;
+    head.push(i.workload.calls, i.workload.semiLive, i.workload.nonLive);
+  } else if (
+    i.type === 'Interaction' &&
+    i.name === null &&
+    i.eligibleForRouting === null &&
+    i.reason === null &&
+    i.workload === null &&
+    (i.channel === null || typeof i.channel.guid === 'string')
+  ) {
+    head[1] = 2;
+    const r = i.interaction;
+    head.push(
+      i.category,
+      i.status,
+      r === null ? null : [r.guid, r.medium, r.mediumManager, r.direction],
+      i.channel === null ? 0 : i.channel.guid,
+    );
+  } else {
+    const { updatedAt: _u, ...item } = i as StoredActivity;
+    head.push(item as ActivityItem);
+  }
+  return head;
+}
+
+/**
+ * The activities one write round puts in one chunk (an account's start hour), as rows: the latest write of each
+ * natural key, a finished activity replacing its running form. Built as events are handled, so what waits for the
+ * write is one small array per activity (the items and writes the events were built into die young).
+ */
+export class ChunkRows {
+  private readonly agents = new Map<string, number>();
+  /** Per agent (by index): rows by the rest of the natural key (a number for Presence and Workload). */
+  private readonly c: Map<number | string, Row>[] = [];
+  private readonly o: Map<number | string, Row>[] = [];
+  private held = 0;
+  /** Start hours of the finished activities by the hour they ended in (for the ended references). */
+  readonly ended = new Map<number, true>();
+
+  constructor(readonly hour: number) {}
+
+  /**
+   * Adds a write of an item, finished (`closed`) or running (`open`), keyed by its natural key: agent, then type
+   * and start (and, for Interaction items, segment and channel) — small per-agent maps, mostly of numbers, cost a
+   * third of one map of key strings.
+   */
+  add(kind: 'open' | 'closed', item: ActivityItem): void {
+    let a = this.agents.get(item.agentId);
+    if (a === undefined) {
+      a = this.agents.size;
+      this.agents.set(item.agentId, a);
+      this.c.push(new Map());
+      this.o.push(new Map());
+    }
+    const c = this.c[a] as Map<number | string, Row>;
+    const o = this.o[a] as Map<number | string, Row>;
+    const k =
+      item.type === 'Presence'
+        ? item.start * 4
+        : item.type === 'Workload'
+          ? item.start * 4 + 1
+          : `${item.start}~${item.type}~${item.category}~${item.channel?.guid ?? ''}`;
+    if (kind === 'open' && c.has(k)) return;
+    const row = rowOf(item, this.hour * hourMs, a, 0);
+    const before = c.size + o.size;
+    if (kind === 'closed') {
+      c.set(k, row);
+      o.delete(k);
+    } else o.set(k, row);
+    this.held += c.size + o.size - before;
+    if (item.end !== null) this.ended.set(Math.floor(item.end / hourMs), true);
+  }
+
+  /** Activities held (finished and running). */
+  get size(): number {
+    return this.held;
+  }
+
+  /** The chunk's `data`, every activity last written at `updatedAt`. */
+  encode(updatedAt: number): string {
+    const c: Row[] = [];
+    const o: Row[] = [];
+    for (const rows of this.c) for (const row of rows.values()) c.push(row);
+    for (const rows of this.o) for (const row of rows.values()) o.push(row);
+    return JSON.stringify({ f: 2, h: this.hour, u: updatedAt, a: [...this.agents.keys()], c, o });
+  }
+}
+
+/** A write round's activities: per account, per start hour, a {@link ChunkRows}. */
+export class ActivityRound {
+  readonly accounts = new Map<string, Map<number, ChunkRows>>();
+  /** Writes added (for counters). */
+  writes = 0;
+
+  add(accountId: string, kind: 'open' | 'closed', hour: number, item: ActivityItem): void {
+    let hours = this.accounts.get(accountId);
+    if (!hours) {
+      hours = new Map();
+      this.accounts.set(accountId, hours);
+    }
+    let chunk = hours.get(hour);
+    if (!chunk) {
+      chunk = new ChunkRows(hour);
+      hours.set(hour, chunk);
+    }
+    chunk.add(kind, item);
+    this.writes++;
+  }
+}
+
 /**
  * Encodes a chunk of `hour`: finished and running activities (callers keep the two disjoint by natural key), each
  * last written at `updatedAt` if given, else at its own `updatedAt`.
@@ -34,7 +168,7 @@ export function encodeActivityChunk(
   const agents = new Map<string, number>();
   const base = hour * hourMs;
   let u = updatedAt;
-  const rowOf = (i: ActivityItem & { updatedAt?: number }): Row => {
+  const row = (i: ActivityItem & { updatedAt?: number }): Row => {
     let a = agents.get(i.agentId);
     if (a === undefined) {
       a = agents.size;
@@ -42,56 +176,12 @@ export function encodeActivityChunk(
     }
     const at = updatedAt ?? i.updatedAt ?? 0;
     u ??= at;
-    const head: Row = [a, 9, i.start - base, i.end === null ? null : i.end - i.start, at - u];
-    if (
-      i.type === 'Presence' &&
-      i.status === null &&
-      i.interaction === null &&
-      i.channel === null &&
-      i.workload === null
-    ) {
-      head[1] = 0;
-      const efr = i.eligibleForRouting === null ? null : i.eligibleForRouting ? 1 : 0;
-      head.push(i.category, i.name === i.category ? 1 : i.name, efr, i.reason);
-    } else if (
-      i.type === 'Workload' &&
-      i.workload !== null &&
-      i.category === null &&
-      i.name === null &&
-      i.eligibleForRouting === null &&
-      i.status === null &&
-      i.reason === null &&
-      i.interaction === null &&
-      i.channel === null
-    ) {
-      head[1] = 1;
-      head.push(i.workload.calls, i.workload.semiLive, i.workload.nonLive);
-    } else if (
-      i.type === 'Interaction' &&
-      i.name === null &&
-      i.eligibleForRouting === null &&
-      i.reason === null &&
-      i.workload === null &&
-      (i.channel === null || typeof i.channel.guid === 'string')
-    ) {
-      head[1] = 2;
-      const r = i.interaction;
-      head.push(
-        i.category,
-        i.status,
-        r === null ? null : [r.guid, r.medium, r.mediumManager, r.direction],
-        i.channel === null ? 0 : i.channel.guid,
-      );
-    } else {
-      const { updatedAt: _u, ...item } = i;
-      head.push(item as ActivityItem);
-    }
-    return head;
+    return rowOf(i, base, a, at - u);
   };
   const c: Row[] = [];
-  for (const i of closed) c.push(rowOf(i));
+  for (const i of closed) c.push(row(i));
   const o: Row[] = [];
-  for (const i of open) o.push(rowOf(i));
+  for (const i of open) o.push(row(i));
   return JSON.stringify({ f: 2, h: hour, u: u ?? 0, a: [...agents.keys()], c, o });
 }
 

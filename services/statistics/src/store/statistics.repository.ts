@@ -1,8 +1,8 @@
 import { crossAccount } from '@cc/store';
-import { type ActivityItem, type ActivityWrite, activityKey } from '../domain/agent-activity';
+import { type ActivityWrite, activityKey } from '../domain/agent-activity';
 import { buildInteractionRecord, type InteractionRecord, type LoggedEvent } from '../domain/interaction-record';
 import { hourMs, hourOf, hoursOf } from '../domain/time';
-import { encodeActivityChunk, mergeActivityChunks, type StoredActivity } from './activity-chunk.codec';
+import { ActivityRound, encodeActivityChunk, mergeActivityChunks, type StoredActivity } from './activity-chunk.codec';
 import type { ChunkDoc, ChunkHeadDoc, StatisticsModels } from './models';
 
 export type { StoredActivity } from './activity-chunk.codec';
@@ -54,6 +54,13 @@ async function byIds(model: StatisticsModels[keyof StatisticsModels], ids: strin
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
   return out;
+}
+
+/** A chunk to insert: its group, data and (activity chunks) how many activities it holds. */
+interface ChunkEntry {
+  g: string;
+  data: string;
+  n?: number;
 }
 
 /** Most documents per insert or delete call: large bulks stall the shared store for everyone. */
@@ -125,8 +132,18 @@ export class StatisticsRepository {
    * is in the same batch; references as the set of start hours per (kind, account, hour).
    */
   async writeActivities(accountWrites: { accountId: string; writes: ActivityWrite[] }[], now: number): Promise<void> {
-    type ChunkWrites = { hour: number; c: Map<string, ActivityItem>; o: Map<string, ActivityItem> };
-    const chunks = new Map<string, ChunkWrites>();
+    const round = new ActivityRound();
+    for (const { accountId, writes } of accountWrites)
+      for (const w of writes) round.add(accountId, w.kind, w.hour, w.item);
+    await this.writeActivityRounds([round], now);
+  }
+
+  /**
+   * Writes write rounds (oldest first: a later round's chunks get later versions) as {@link writeActivities} does,
+   * every activity last written at `now`.
+   */
+  async writeActivityRounds(rounds: ActivityRound[], now: number): Promise<void> {
+    const chunks: ChunkEntry[] = [];
     const refs = new Map<string, Set<number>>();
     const oldest = new Map<string, number>();
     const refIn = (g: string) => {
@@ -137,47 +154,22 @@ export class StatisticsRepository {
       }
       return r;
     };
-    const hoursOfAccount = new Map<string, Map<number, ChunkWrites>>();
-    for (const { accountId, writes } of accountWrites) {
-      const written = refIn(refId('ap', accountId, hourOf(now)));
-      let byHour = hoursOfAccount.get(accountId);
-      if (!byHour) {
-        byHour = new Map();
-        hoursOfAccount.set(accountId, byHour);
-      }
-      let min = oldest.get(accountId) ?? Number.POSITIVE_INFINITY;
-      let endHour = Number.NaN;
-      let ended: Set<number> | undefined;
-      for (const w of writes) {
-        let chunk = byHour.get(w.hour);
-        if (!chunk) {
-          chunk = { hour: w.hour, c: new Map(), o: new Map() };
-          byHour.set(w.hour, chunk);
-          chunks.set(bucketId(accountId, w.hour), chunk);
-          written.add(w.hour);
-          if (w.hour < min) min = w.hour;
+    for (const round of rounds) {
+      for (const [accountId, hours] of round.accounts) {
+        const written = refIn(refId('ap', accountId, hourOf(now)));
+        let min = oldest.get(accountId) ?? Number.POSITIVE_INFINITY;
+        for (const [hour, rows] of hours) {
+          if (!rows.size) continue;
+          chunks.push({ g: bucketId(accountId, hour), data: rows.encode(now), n: rows.size });
+          written.add(hour);
+          for (const eh of rows.ended.keys()) refIn(refId('ae', accountId, eh)).add(hour);
+          if (hour < min) min = hour;
         }
-        (w.kind === 'closed' ? chunk.c : chunk.o).set(w.key, w.item);
-        if (w.item.end !== null) {
-          const eh = hourOf(w.item.end);
-          if (eh !== endHour) {
-            endHour = eh;
-            ended = refIn(refId('ae', accountId, eh));
-          }
-          ended?.add(w.hour);
-        }
+        if (min !== Number.POSITIVE_INFINITY) oldest.set(accountId, min);
       }
-      if (min !== Number.POSITIVE_INFINITY) oldest.set(accountId, min);
-    }
-    const data = new Map<string, string>();
-    const counts = new Map<string, number>();
-    for (const [g, { hour, c, o }] of chunks) {
-      for (const key of c.keys()) o.delete(key);
-      data.set(g, encodeActivityChunk(hour, c.values(), o.values(), now));
-      counts.set(g, c.size + o.size);
     }
     await Promise.all([
-      this.insertChunks(this.m.ActivityChunk, data, counts),
+      this.insertChunks(this.m.ActivityChunk, chunks, true),
       this.insertRefs(refs),
       this.noteAccounts(oldest),
     ]);
@@ -345,40 +337,43 @@ export class StatisticsRepository {
       toNote.push([noted, missing]);
     }
     if (!fresh.size) return;
-    await this.insertChunks(this.m.RefChunk, fresh);
+    await this.insertChunks(
+      this.m.RefChunk,
+      [...fresh].map(([g, data]) => ({ g, data })),
+      false,
+    );
     for (const [noted, hours] of toNote) for (const h of hours) noted.add(h);
   }
 
   /**
-   * Inserts one chunk per group (at most {@link maxBulk} per call), and for activity chunks (`counts` given) their
-   * heads; merges a group's chunks when they pile up.
+   * Inserts the chunks (at most {@link maxBulk} per call, in order: a group's later chunk gets a later version), and
+   * for activity chunks their heads; merges a group's chunks when they pile up.
    */
   private async insertChunks(
     model: StatisticsModels['ActivityChunk'],
-    byGroup: Map<string, string>,
-    counts?: Map<string, number>,
+    entries: ChunkEntry[],
+    activity: boolean,
   ): Promise<void> {
-    const docs: ChunkDoc[] = [];
-    for (const [g, data] of byGroup) {
+    const docs: ChunkDoc[] = entries.map(({ g, data }) => {
       const v = stamp();
-      docs.push({ _id: `${g}|${v}`, g, v, data });
-    }
+      return { _id: `${g}|${v}`, g, v, data };
+    });
     // Bulks of at most `maxBulk` (a bigger one stalls the store for everyone), sent side by side.
     const bulks: Promise<unknown>[] = [];
     for (let i = 0; i < docs.length; i += maxBulk)
       bulks.push(raw(model).insertMany(docs.slice(i, i + maxBulk) as never[], { ordered: false }));
     await Promise.all(bulks);
-    if (counts)
+    if (activity)
       await this.insertHeads(
         docs,
-        docs.map((d) => counts.get(d.g) ?? 0),
+        entries.map((e) => e.n ?? 0),
       );
     // Only a hint for merging (reads merge too): bounded by forgetting it all now and then.
     if (this.chunkCounts.size > 10_000) this.chunkCounts.clear();
-    for (const g of byGroup.keys()) {
+    for (const { g } of entries) {
       const n = (this.chunkCounts.get(g) ?? 0) + 1;
       this.chunkCounts.set(g, n);
-      if (n >= mergeAfter) this.scheduleMerge(model, g, counts ? 'activity' : 'ref');
+      if (n >= mergeAfter) this.scheduleMerge(model, g, activity ? 'activity' : 'ref');
     }
   }
 

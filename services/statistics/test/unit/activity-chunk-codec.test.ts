@@ -1,6 +1,7 @@
 import { type ActivityItem, activityKey } from '../../src/domain/agent-activity';
 import { hourMs, hourOf } from '../../src/domain/time';
 import {
+  ChunkRows,
   decodeActivityChunk,
   encodeActivityChunk,
   mergeActivityChunks,
@@ -120,5 +121,29 @@ describe('activity chunk codec', () => {
     const merged = mergeActivityChunks([v1, encodeActivityChunk(hour, [presence(1, 0, at(3))], [], 2)]);
     expect(merged.c).toEqual([{ ...presence(1, 0, at(3)), updatedAt: 2 }]);
     expect(merged.o).toEqual([]);
+  });
+
+  it("builds a write round's chunk: the latest write of each natural key, a finished activity beating its running form", () => {
+    const rows = new ChunkRows(hour);
+    rows.add('open', presence(1, 0, null));
+    rows.add('closed', presence(1, 0, at(5))); // finishes it
+    rows.add('open', presence(1, 0, null)); // a late running form: the finished one stays
+    rows.add('closed', workload(1, 1, at(2)));
+    rows.add('closed', workload(1, 1, at(3))); // a later version of the same activity
+    rows.add('open', segment(2, 2, null));
+    rows.add('open', segment(2, 2, null, { channel: { guid: 'ch-2' } })); // another channel: another activity
+    rows.add('open', segment(2, 2, null, { category: 'Wrap' })); // another segment: another activity
+    expect(rows.size).toBe(5);
+    expect([...rows.ended.keys()]).toEqual([hour]);
+    const decoded = decodeActivityChunk(rows.encode(7));
+    expect(decoded.c).toEqual([
+      { ...presence(1, 0, at(5)), updatedAt: 7 },
+      { ...workload(1, 1, at(3)), updatedAt: 7 },
+    ]);
+    expect(decoded.o).toEqual([
+      { ...segment(2, 2, null), updatedAt: 7 },
+      { ...segment(2, 2, null, { channel: { guid: 'ch-2' } }), updatedAt: 7 },
+      { ...segment(2, 2, null, { category: 'Wrap' }), updatedAt: 7 },
+    ]);
   });
 });
