@@ -220,7 +220,7 @@ async function main() {
       '1-day agent-activities query, limit=5000: p50',
       Math.round(pct(latencies, 50)),
       'ms',
-      `${queries} queries over HTTP, ${total} records in the day, 24 chunk heads and the page's hours read each`,
+      `${queries} queries over HTTP, ${total} records in the day, 24 chunk heads and the page's hours read each from the store (no cache: every query is cold)`,
     );
     row(
       '1-day agent-activities query, limit=5000: p99',
