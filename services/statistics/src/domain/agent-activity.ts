@@ -94,17 +94,34 @@ function write(kind: ActivityWrite['kind'], item: ActivityItem): ActivityWrite {
   return { kind, key: activityKey(item), hour: hourOf(item.start), item };
 }
 
-const blank = {
-  category: null,
-  name: null,
-  eligibleForRouting: null,
-  status: null,
-  reason: null,
-  interaction: null,
-  channel: null,
-  workload: null,
-};
+/**
+ * An activity item with every field, always in the same order (one object shape): spreading a template of nulls and
+ * overriding some of its fields took V8's slow path, ~30 µs per event.
+ */
+export function activityItem(
+  agentId: string,
+  type: ActivityItem['type'],
+  start: number,
+  end: number | null,
+  f: Partial<Omit<ActivityItem, 'agentId' | 'type' | 'start' | 'end'>>,
+): ActivityItem {
+  return {
+    agentId,
+    type,
+    category: f.category ?? null,
+    name: f.name ?? null,
+    eligibleForRouting: f.eligibleForRouting ?? null,
+    start,
+    end,
+    status: f.status ?? null,
+    reason: f.reason ?? null,
+    interaction: f.interaction ?? null,
+    channel: f.channel ?? null,
+    workload: f.workload ?? null,
+  };
+}
 
+const workloadOf = (w: Workload): Workload => ({ calls: w.calls, semiLive: w.semiLive, nonLive: w.nonLive });
 const refOf = (r: Ref) => ({ guid: r.guid, medium: r.medium, mediumManager: r.mediumManager, direction: r.direction });
 
 /**
@@ -117,33 +134,30 @@ export function activityWrites(event: AgentActivityEvent): ActivityWrite[] {
       const d = event.data;
       const out: ActivityWrite[] = [];
       if (d.previous) {
-        const start = Date.parse(d.previous.startedAt);
+        const p = d.previous;
+        const start = Date.parse(p.startedAt);
         out.push(
-          write('closed', {
-            ...blank,
-            agentId: d.agentId,
-            type: 'Presence',
-            category: d.previous.presence,
-            name: d.previous.presence,
-            eligibleForRouting: d.previous.eligibleForRouting,
-            reason: d.previous.reason ?? null,
-            start,
-            end: start + d.previous.durationMs,
-          }),
+          write(
+            'closed',
+            activityItem(d.agentId, 'Presence', start, start + p.durationMs, {
+              category: p.presence,
+              name: p.presence,
+              eligibleForRouting: p.eligibleForRouting,
+              reason: p.reason ?? null,
+            }),
+          ),
         );
       }
       out.push(
-        write('open', {
-          ...blank,
-          agentId: d.agentId,
-          type: 'Presence',
-          category: d.presence,
-          name: d.presence,
-          eligibleForRouting: d.eligibleForRouting,
-          reason: d.reason,
-          start: Date.parse(d.occurredAt),
-          end: null,
-        }),
+        write(
+          'open',
+          activityItem(d.agentId, 'Presence', Date.parse(d.occurredAt), null, {
+            category: d.presence,
+            name: d.presence,
+            eligibleForRouting: d.eligibleForRouting,
+            reason: d.reason,
+          }),
+        ),
       );
       return out;
     }
@@ -153,25 +167,19 @@ export function activityWrites(event: AgentActivityEvent): ActivityWrite[] {
       if (d.previous) {
         const start = Date.parse(d.previous.startedAt);
         out.push(
-          write('closed', {
-            ...blank,
-            agentId: d.agentId,
-            type: 'Workload',
-            workload: { ...d.previous.workload },
-            start,
-            end: start + d.previous.durationMs,
-          }),
+          write(
+            'closed',
+            activityItem(d.agentId, 'Workload', start, start + d.previous.durationMs, {
+              workload: workloadOf(d.previous.workload),
+            }),
+          ),
         );
       }
       out.push(
-        write('open', {
-          ...blank,
-          agentId: d.agentId,
-          type: 'Workload',
-          workload: { ...d.workload },
-          start: Date.parse(d.occurredAt),
-          end: null,
-        }),
+        write(
+          'open',
+          activityItem(d.agentId, 'Workload', Date.parse(d.occurredAt), null, { workload: workloadOf(d.workload) }),
+        ),
       );
       return out;
     }
@@ -179,17 +187,15 @@ export function activityWrites(event: AgentActivityEvent): ActivityWrite[] {
       const d = event.data;
       if (!interactionCategories.has(d.segment)) return [];
       return [
-        write('open', {
-          ...blank,
-          agentId: d.agentId,
-          type: 'Interaction',
-          category: d.segment,
-          status: 'InProgress',
-          interaction: refOf(d.interaction),
-          channel: { guid: d.channel.guid },
-          start: Date.parse(d.startedAt),
-          end: null,
-        }),
+        write(
+          'open',
+          activityItem(d.agentId, 'Interaction', Date.parse(d.startedAt), null, {
+            category: d.segment,
+            status: 'InProgress',
+            interaction: refOf(d.interaction),
+            channel: { guid: d.channel.guid },
+          }),
+        ),
       ];
     }
     case 'agent-activity.segment-ended': {
@@ -197,17 +203,15 @@ export function activityWrites(event: AgentActivityEvent): ActivityWrite[] {
       if (!interactionCategories.has(d.segment)) return [];
       const start = Date.parse(d.startedAt);
       return [
-        write('closed', {
-          ...blank,
-          agentId: d.agentId,
-          type: 'Interaction',
-          category: d.segment,
-          status: d.status ?? 'Completed',
-          interaction: refOf(d.interaction),
-          channel: { guid: d.channel.guid },
-          start,
-          end: start + d.durationMs,
-        }),
+        write(
+          'closed',
+          activityItem(d.agentId, 'Interaction', start, start + d.durationMs, {
+            category: d.segment,
+            status: d.status ?? 'Completed',
+            interaction: refOf(d.interaction),
+            channel: { guid: d.channel.guid },
+          }),
+        ),
       ];
     }
     default:

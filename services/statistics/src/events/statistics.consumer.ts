@@ -1,6 +1,7 @@
 import type { CloudEvent, HandlerContext } from '@cc/bus';
-import { type ActivityWrite, type AgentActivityEvent, activityWrites } from '../domain/agent-activity';
+import { type AgentActivityEvent, activityWrites } from '../domain/agent-activity';
 import type { LoggedEvent } from '../domain/interaction-record';
+import { ActivityRound } from '../store/activity-chunk.codec';
 import type { InteractionEventWrite, StatisticsRepository } from '../store/statistics.repository';
 
 /** Interaction event types that shape a record; `interaction.recorded` belongs to analysis. */
@@ -18,13 +19,9 @@ const recordEvents = new Set([
   'interaction.released',
 ]);
 
-interface Pending {
-  activities: Map<string, ActivityWrite[]>;
-  interactions: InteractionEventWrite[];
-}
-
 /**
- * The consumer of agent-activity and interaction events. `handle` only buffers (per topic-partition); `flush`
+ * The consumer of agent-activity and interaction events. `handle` only buffers (activities straight into the rows of
+ * the next write round, interaction events as they are); `flush`
  * writes a whole fetched batch with a constant number of store round trips before its offsets are committed
  * (group commit), so a crash redelivers the batch and the natural-key upserts rewrite the same items.
  */
@@ -32,15 +29,20 @@ export class StatisticsConsumer {
   /**
    * How the consumer group runs: partitions handled side by side (their batches share writes, see `flush`),
    * fetches big enough that a write carries many events, and the next fetches handled while a write runs (a batch's
-   * offsets are committed once the write holding it landed).
+   * offsets are committed once the write holding it landed), and one span per batch (statistics sends nothing on, so
+   * no trace continues from an event).
    */
   static readonly consumerOptions = {
     partitionsConsumedConcurrently: 6,
     maxBytesPerPartition: 4 * 1024 * 1024,
     writesInFlight: 16,
+    spans: 'batch' as const,
   };
 
-  private pending = new Map<string, Pending>();
+  /** What the next write round holds; rounds whose write failed wait (oldest first) to be written with it. */
+  private activities = new ActivityRound();
+  private interactions: InteractionEventWrite[] = [];
+  private failed: { activities: ActivityRound[]; interactions: InteractionEventWrite[] } | null = null;
   /** A write waiting behind the running one: batches finishing meanwhile join it. */
   private queued: Promise<void> | null = null;
   private running: Promise<void> = Promise.resolve();
@@ -53,17 +55,14 @@ export class StatisticsConsumer {
   ) {}
 
   /** The per-event handler: validates nothing itself (the consumer did), computes the writes, buffers them. */
-  readonly handle = async (event: CloudEvent, ctx: HandlerContext): Promise<void> => {
+  readonly handle = async (event: CloudEvent, _ctx: HandlerContext): Promise<void> => {
     const accountId = event.accountid as string;
-    const p = this.bufferOf(ctx.topic, ctx.partition);
     if (event.type.startsWith('agent-activity.')) {
-      const writes = activityWrites({ type: event.type, data: event.data } as AgentActivityEvent);
-      const list = p.activities.get(accountId) ?? [];
-      list.push(...writes);
-      p.activities.set(accountId, list);
+      for (const w of activityWrites({ type: event.type, data: event.data } as AgentActivityEvent))
+        this.activities.add(accountId, w.kind, w.hour, w.item);
     } else if (recordEvents.has(event.type)) {
       const data = event.data as LoggedEvent['data'];
-      p.interactions.push({ accountId, event: { type: event.type, sequence: data.sequence as number, data } });
+      this.interactions.push({ accountId, event: { type: event.type, sequence: data.sequence as number, data } });
     }
   };
 
@@ -86,47 +85,22 @@ export class StatisticsConsumer {
 
   private async writeAll(): Promise<void> {
     this.queued = null;
-    const taken = this.pending;
-    if (!taken.size) return;
-    this.pending = new Map();
-    const activities = new Map<string, ActivityWrite[]>();
-    const interactions: InteractionEventWrite[] = [];
-    for (const p of taken.values()) {
-      for (const [accountId, writes] of p.activities) {
-        const list = activities.get(accountId);
-        if (list) list.push(...writes);
-        else activities.set(accountId, [...writes]);
-      }
-      interactions.push(...p.interactions);
-    }
+    const activities = [...(this.failed?.activities ?? []), this.activities];
+    const interactions = [...(this.failed?.interactions ?? []), ...this.interactions];
+    this.failed = null;
+    this.activities = new ActivityRound();
+    this.interactions = [];
+    const writes = activities.reduce((n, r) => n + r.writes, 0);
+    if (!writes && !interactions.length) return;
     const now = this.now();
     try {
-      const byAccount = [...activities].map(([accountId, writes]) => ({ accountId, writes }));
-      if (byAccount.length) await this.repo.writeActivities(byAccount, now);
+      if (writes) await this.repo.writeActivityRounds(activities, now);
       if (interactions.length) await this.repo.writeInteractionEvents(interactions, now);
     } catch (err) {
-      // Back into the buffers (before what arrived meanwhile, so the order of each partition's writes holds).
-      for (const [key, p] of taken) {
-        const later = this.pending.get(key);
-        if (later) {
-          for (const [accountId, writes] of later.activities) {
-            const list = p.activities.get(accountId) ?? [];
-            list.push(...writes);
-            p.activities.set(accountId, list);
-          }
-          p.interactions.push(...later.interactions);
-        }
-        this.pending.set(key, p);
-      }
+      // Kept for the next write, before what arrived meanwhile (so each key's later writes still win).
+      this.failed = { activities, interactions };
       throw err;
     }
-    this.written += [...activities.values()].reduce((n, w) => n + w.length, 0) + interactions.length;
-  }
-
-  private bufferOf(topic: string, partition: number): Pending {
-    const key = `${topic}:${partition}`;
-    const p = this.pending.get(key) ?? { activities: new Map(), interactions: [] };
-    this.pending.set(key, p);
-    return p;
+    this.written += writes + interactions.length;
   }
 }

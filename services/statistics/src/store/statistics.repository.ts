@@ -1,8 +1,11 @@
 import { crossAccount } from '@cc/store';
-import type { ActivityItem, ActivityWrite } from '../domain/agent-activity';
+import { type ActivityWrite, activityKey } from '../domain/agent-activity';
 import { buildInteractionRecord, type InteractionRecord, type LoggedEvent } from '../domain/interaction-record';
 import { hourMs, hourOf, hoursOf } from '../domain/time';
+import { ActivityRound, encodeActivityChunk, mergeActivityChunks, type StoredActivity } from './activity-chunk.codec';
 import type { ChunkDoc, ChunkHeadDoc, StatisticsModels } from './models';
+
+export type { StoredActivity } from './activity-chunk.codec';
 
 /** Which records a window selects (the `include` parameter). */
 export type Include = 'Started' | 'StartedOrEnded' | 'Processed';
@@ -14,8 +17,6 @@ export interface Window {
   include: Include;
 }
 
-/** A stored activity with the time it was last written. */
-export type StoredActivity = ActivityItem & { updatedAt: number };
 /** A stored record with the time it was last written. */
 export type StoredRecord = InteractionRecord & { updatedAt: number };
 
@@ -55,6 +56,13 @@ async function byIds(model: StatisticsModels[keyof StatisticsModels], ids: strin
   return out;
 }
 
+/** A chunk to insert: its group, data and (activity chunks) how many activities it holds. */
+interface ChunkEntry {
+  g: string;
+  data: string;
+  n?: number;
+}
+
 /** Most documents per insert or delete call: large bulks stall the shared store for everyone. */
 const maxBulk = 50;
 /** Chunks of one group after which they are merged into one (reads parse every chunk of a group). */
@@ -92,10 +100,14 @@ async function chunksOf<T extends { _id: string; v: number } = ChunkDoc>(
   return out;
 }
 
-/** Activity chunk data: finished (`c`) and running (`o`) activities by natural key. */
-type ActivityChunkData = { c?: Record<string, StoredActivity>; o?: Record<string, StoredActivity> };
-/** Reference chunk data: natural key → start hour. */
-type RefChunkData = Record<string, number>;
+/**
+ * Reference chunk data: the start hours of the items that ended (or were written) in the chunk's hour, as a JSON
+ * array (a read only needs which start hours to read; version 1 mapped each natural key to its start hour).
+ */
+function refHours(data: string): number[] {
+  const parsed = JSON.parse(data) as number[] | Record<string, number>;
+  return Array.isArray(parsed) ? parsed : Object.values(parsed);
+}
 
 /**
  * Agent activities in insert-only hour chunks (see `ChunkDoc`), interaction records in hour buckets, and the
@@ -107,42 +119,58 @@ export class StatisticsRepository {
   /** Chunks written per group since start (merged when they pile up), and merges running. */
   private readonly chunkCounts = new Map<string, number>();
   private readonly merging = new Set<string>();
+  /** Reference (group → start hours) this process has written (saves a write per batch when nothing is new). */
+  private readonly notedRefs = new Map<string, Set<number>>();
   /** The oldest hour noted per account (saves a write per batch when nothing older arrives). */
   private readonly notedOldest = new Map<string, number>();
 
   constructor(private readonly m: StatisticsModels) {}
 
-  /** Writes a batch of activity writes (open and closed items) with their ended/written references. */
+  /**
+   * Writes a batch of activity writes (open and closed items) with their ended/written references: one chunk per
+   * (account, start hour), the latest write of each natural key in it, a running form dropped when its finished one
+   * is in the same batch; references as the set of start hours per (kind, account, hour).
+   */
   async writeActivities(accountWrites: { accountId: string; writes: ActivityWrite[] }[], now: number): Promise<void> {
-    const chunks = new Map<string, { c: Record<string, StoredActivity>; o: Record<string, StoredActivity> }>();
-    const refs = new Map<string, RefChunkData>();
+    const round = new ActivityRound();
+    for (const { accountId, writes } of accountWrites)
+      for (const w of writes) round.add(accountId, w.kind, w.hour, w.item);
+    await this.writeActivityRounds([round], now);
+  }
+
+  /**
+   * Writes write rounds (oldest first: a later round's chunks get later versions) as {@link writeActivities} does,
+   * every activity last written at `now`.
+   */
+  async writeActivityRounds(rounds: ActivityRound[], now: number): Promise<void> {
+    const chunks: ChunkEntry[] = [];
+    const refs = new Map<string, Set<number>>();
     const oldest = new Map<string, number>();
     const refIn = (g: string) => {
       let r = refs.get(g);
       if (!r) {
-        r = {};
+        r = new Set();
         refs.set(g, r);
       }
       return r;
     };
-    for (const { accountId, writes } of accountWrites) {
-      const written = refIn(refId('ap', accountId, hourOf(now)));
-      for (const w of writes) {
-        const g = bucketId(accountId, w.hour);
-        let chunk = chunks.get(g);
-        if (!chunk) {
-          chunk = { c: {}, o: {} };
-          chunks.set(g, chunk);
+    for (const round of rounds) {
+      for (const [accountId, hours] of round.accounts) {
+        const written = refIn(refId('ap', accountId, hourOf(now)));
+        let min = oldest.get(accountId) ?? Number.POSITIVE_INFINITY;
+        for (const [hour, rows] of hours) {
+          if (!rows.size) continue;
+          chunks.push({ g: bucketId(accountId, hour), data: rows.encode(now), n: rows.size });
+          written.add(hour);
+          for (const eh of rows.ended.keys()) refIn(refId('ae', accountId, eh)).add(hour);
+          if (hour < min) min = hour;
         }
-        chunk[w.kind === 'closed' ? 'c' : 'o'][w.key] = { ...w.item, updatedAt: now };
-        written[w.key] = w.hour;
-        if (w.item.end !== null) refIn(refId('ae', accountId, hourOf(w.item.end)))[w.key] = w.hour;
-        oldest.set(accountId, Math.min(oldest.get(accountId) ?? w.hour, w.hour));
+        if (min !== Number.POSITIVE_INFINITY) oldest.set(accountId, min);
       }
     }
     await Promise.all([
-      this.insertChunks(this.m.ActivityChunk, chunks),
-      this.insertChunks(this.m.RefChunk, refs),
+      this.insertChunks(this.m.ActivityChunk, chunks, true),
+      this.insertRefs(refs),
       this.noteAccounts(oldest),
     ]);
   }
@@ -167,7 +195,7 @@ export class StatisticsRepository {
     const logSets = new Map<string, Raw>();
     const buckets = new Map<string, Raw>();
     const unsets: Raw[] = [];
-    const refs = new Map<string, { refs: RefChunkData }>();
+    const refs = new Map<string, Set<number>>();
     const oldest = new Map<string, number>();
     for (const [id, { accountId, interactionId, events }] of byInteraction) {
       const prior = logs.get(id);
@@ -189,24 +217,22 @@ export class StatisticsRepository {
       const bucket = buckets.get(bucketId(accountId, hour)) ?? { accountId, hour };
       bucket[`items.${interactionId}`] = { ...record, updatedAt: now };
       buckets.set(bucketId(accountId, hour), bucket);
-      const written = refs.get(refId('ip', accountId, hourOf(now))) ?? { refs: {} };
-      written.refs[interactionId] = hour;
+      const written = refs.get(refId('ip', accountId, hourOf(now))) ?? new Set<number>();
+      written.add(hour);
       refs.set(refId('ip', accountId, hourOf(now)), written);
       if (record.end !== null) {
         const eh = hourOf(record.end);
-        const ended = refs.get(refId('ie', accountId, eh)) ?? { refs: {} };
-        ended.refs[interactionId] = hour;
+        const ended = refs.get(refId('ie', accountId, eh)) ?? new Set<number>();
+        ended.add(hour);
         refs.set(refId('ie', accountId, eh), ended);
       }
       oldest.set(accountId, Math.min(oldest.get(accountId) ?? hour, hour));
     }
     // The log first: a crash after it rebuilds the same record from the redelivered batch.
     await this.upsertSets(this.m.InteractionLog, logSets);
-    const refChunks = new Map<string, RefChunkData>();
-    for (const [g, set] of refs) refChunks.set(g, set.refs);
     await Promise.all([
       this.upsertSets(this.m.InteractionBucket, buckets, unsets),
-      this.insertChunks(this.m.RefChunk, refChunks),
+      this.insertRefs(refs),
       this.noteAccounts(oldest),
     ]);
   }
@@ -286,31 +312,68 @@ export class StatisticsRepository {
         this.m.RefChunk,
         windowHours.map((h) => refId(kind, accountId, h)),
       );
-      for (const docs of byGroup.values())
-        for (const d of docs) for (const h of Object.values(JSON.parse(d.data) as RefChunkData)) hours.add(h);
+      for (const docs of byGroup.values()) for (const d of docs) for (const h of refHours(d.data)) hours.add(h);
     }
     return [...hours].sort((a, b) => a - b);
   }
 
-  /** Inserts one chunk per group (at most {@link maxBulk} per call); merges a group's chunks when they pile up. */
-  private async insertChunks(model: StatisticsModels['ActivityChunk'], byGroup: Map<string, object>): Promise<void> {
-    const docs: ChunkDoc[] = [];
-    for (const [g, data] of byGroup) {
-      const v = stamp();
-      docs.push({ _id: `${g}|${v}`, g, v, data: JSON.stringify(data) });
+  /**
+   * Inserts the references a batch implies, but only the (group, start hour) pairs this process has not written
+   * yet: a reference is needed once, and most batches repeat the last one's (written in the current hour, to it).
+   */
+  private async insertRefs(refs: Map<string, Set<number>>): Promise<void> {
+    const fresh = new Map<string, string>();
+    const toNote: [Set<number>, number[]][] = [];
+    for (const [g, hours] of refs) {
+      let noted = this.notedRefs.get(g);
+      if (!noted) {
+        if (this.notedRefs.size > 10_000) this.notedRefs.clear();
+        noted = new Set();
+        this.notedRefs.set(g, noted);
+      }
+      const missing = [...hours].filter((h) => !noted.has(h));
+      if (!missing.length) continue;
+      fresh.set(g, JSON.stringify(missing));
+      toNote.push([noted, missing]);
     }
+    if (!fresh.size) return;
+    await this.insertChunks(
+      this.m.RefChunk,
+      [...fresh].map(([g, data]) => ({ g, data })),
+      false,
+    );
+    for (const [noted, hours] of toNote) for (const h of hours) noted.add(h);
+  }
+
+  /**
+   * Inserts the chunks (at most {@link maxBulk} per call, in order: a group's later chunk gets a later version), and
+   * for activity chunks their heads; merges a group's chunks when they pile up.
+   */
+  private async insertChunks(
+    model: StatisticsModels['ActivityChunk'],
+    entries: ChunkEntry[],
+    activity: boolean,
+  ): Promise<void> {
+    const docs: ChunkDoc[] = entries.map(({ g, data }) => {
+      const v = stamp();
+      return { _id: `${g}|${v}`, g, v, data };
+    });
     // Bulks of at most `maxBulk` (a bigger one stalls the store for everyone), sent side by side.
     const bulks: Promise<unknown>[] = [];
     for (let i = 0; i < docs.length; i += maxBulk)
       bulks.push(raw(model).insertMany(docs.slice(i, i + maxBulk) as never[], { ordered: false }));
     await Promise.all(bulks);
-    if (model === this.m.ActivityChunk) await this.insertHeads(docs, [...byGroup.values()] as ActivityChunkData[]);
+    if (activity)
+      await this.insertHeads(
+        docs,
+        entries.map((e) => e.n ?? 0),
+      );
     // Only a hint for merging (reads merge too): bounded by forgetting it all now and then.
     if (this.chunkCounts.size > 10_000) this.chunkCounts.clear();
-    for (const g of byGroup.keys()) {
+    for (const { g } of entries) {
       const n = (this.chunkCounts.get(g) ?? 0) + 1;
       this.chunkCounts.set(g, n);
-      if (n >= mergeAfter) this.scheduleMerge(model, g, model === this.m.ActivityChunk ? 'activity' : 'ref');
+      if (n >= mergeAfter) this.scheduleMerge(model, g, activity ? 'activity' : 'ref');
     }
   }
 
@@ -327,13 +390,16 @@ export class StatisticsRepository {
       const docs = (await chunksOf(model, [g])).get(g) ?? [];
       if (docs.length < 2) return;
       const v = (docs[docs.length - 1] as ChunkDoc).v;
-      const data =
-        kind === 'activity'
-          ? mergeActivities(docs)
-          : Object.assign({}, ...docs.map((d) => JSON.parse(d.data) as RefChunkData));
-      const merged: ChunkDoc = { _id: `${g}|${v}|m${stamp()}`, g, v, data: JSON.stringify(data) };
+      let data: string;
+      let n = 0;
+      if (kind === 'activity') {
+        const { c, o } = mergeActivityChunks(docs.map((d) => d.data));
+        data = encodeActivityChunk(Number(g.slice(g.lastIndexOf('|') + 1)), c, o);
+        n = c.length + o.length;
+      } else data = JSON.stringify([...new Set(docs.flatMap((d) => refHours(d.data)))]);
+      const merged: ChunkDoc = { _id: `${g}|${v}|m${stamp()}`, g, v, data };
       await raw(model).insertOne(merged as never);
-      if (kind === 'activity') await this.insertHeads([merged], [data as ActivityChunkData]);
+      if (kind === 'activity') await this.insertHeads([merged], [n]);
       // Heads first: a head without its chunk would count activities no read finds.
       if (kind === 'activity')
         await this.deleteIds(
@@ -350,13 +416,13 @@ export class StatisticsRepository {
   }
 
   /** The heads of activity chunks (after the chunks: a head always has its chunk). */
-  private async insertHeads(docs: ChunkDoc[], data: ActivityChunkData[]): Promise<void> {
+  private async insertHeads(docs: ChunkDoc[], counts: number[]): Promise<void> {
     const heads: ChunkHeadDoc[] = docs.map((d, i) => ({
       _id: d._id,
       g: d.g,
       d: dayKeyOf(d.g),
       v: d.v,
-      n: countOf(data[i] ?? {}),
+      n: counts[i] ?? 0,
     }));
     for (let i = 0; i < heads.length; i += maxBulk)
       await raw(this.m.ActivityChunkHead).insertMany(heads.slice(i, i + maxBulk) as never[], { ordered: false });
@@ -431,20 +497,28 @@ export class StatisticsRepository {
 
   /** The activities of one group's chunks the window selects, ordered. */
   private selected(docs: ChunkDoc[], w: Window, g: string): StoredActivity[] {
-    const { c, o } = mergeActivities(docs);
-    const out: { key: string; item: StoredActivity }[] = [];
-    for (const key in c) {
-      const item = c[key] as StoredActivity;
-      if (selects(item, w)) out.push({ key, item });
-    }
-    for (const key in o) {
-      const item = o[key] as StoredActivity;
-      if (!(key in c) && selects(item, w)) out.push({ key, item });
-    }
+    if (!docs.length) return [];
+    const { c, o } = mergeActivityChunks(docs.map((d) => d.data));
+    const out: StoredActivity[] = [];
+    for (const item of c) if (selects(item, w)) out.push(item);
+    for (const item of o) if (selects(item, w)) out.push(item);
     if (docs.length >= mergeAfter) this.scheduleMerge(this.m.ActivityChunk, g, 'activity');
-    return out
-      .sort((a, b) => a.item.start - b.item.start || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-      .map((x) => x.item);
+    // Ties on start (rare) are ordered by natural key, computed only for them.
+    const keys = new Map<StoredActivity, string>();
+    const keyOf = (i: StoredActivity) => {
+      let k = keys.get(i);
+      if (k === undefined) {
+        k = activityKey(i);
+        keys.set(i, k);
+      }
+      return k;
+    };
+    return out.sort((a, b) => {
+      if (a.start !== b.start) return a.start - b.start;
+      const ka = keyOf(a);
+      const kb = keyOf(b);
+      return ka < kb ? -1 : ka > kb ? 1 : 0;
+    });
   }
 
   /** Deletes by `_id`, at most {@link maxBulk} per call; returns how many were deleted. */
@@ -487,30 +561,6 @@ export class StatisticsRepository {
 function dayKeyOf(g: string): string {
   const i = g.lastIndexOf('|');
   return `${g.slice(0, i)}|${Math.floor(Number(g.slice(i + 1)) / 24)}`;
-}
-
-/** How many activities a chunk holds (running ones that also finished count once). */
-function countOf(d: ActivityChunkData): number {
-  let n = 0;
-  for (const _ in d.c) n++;
-  for (const key in d.o) if (!d.c || !(key in d.c)) n++;
-  return n;
-}
-
-/** The activities of a group's chunks (in `v` order): the latest version of each key wins. */
-function mergeActivities(docs: ChunkDoc[]): Required<ActivityChunkData> {
-  if (docs.length === 1) {
-    const only = JSON.parse((docs[0] as ChunkDoc).data) as ActivityChunkData;
-    return { c: only.c ?? {}, o: only.o ?? {} };
-  }
-  const c: Record<string, StoredActivity> = {};
-  const o: Record<string, StoredActivity> = {};
-  for (const d of docs) {
-    const data = JSON.parse(d.data) as ActivityChunkData;
-    Object.assign(c, data.c);
-    Object.assign(o, data.o);
-  }
-  return { c, o };
 }
 
 function selects(r: { start: number; end: number | null; updatedAt: number }, w: Window): boolean {

@@ -1,6 +1,7 @@
 import type { CloudEvent } from '@cc/bus';
 import { createLogger } from '@cc/kit';
 import { StatisticsConsumer } from '../../src/events/statistics.consumer';
+import { type ActivityRound, decodeActivityChunk } from '../../src/store/activity-chunk.codec';
 import type { StatisticsRepository } from '../../src/store/statistics.repository';
 import { InteractionEvents } from '../builders/interaction-events';
 
@@ -18,13 +19,28 @@ function recordingRepo() {
     gate: null as Promise<void> | null,
   };
   const repo = {
-    async writeActivities(batch: unknown[]) {
+    /** Recorded as, per round with writes, its writes and per account the finished and running activities held. */
+    async writeActivityRounds(rounds: ActivityRound[]) {
       if (calls.gate) await calls.gate;
       if (calls.failNext) {
         calls.failNext = false;
         throw new Error('store down');
       }
-      calls.activities.push(batch);
+      calls.activities.push(
+        rounds
+          .filter((r) => r.writes)
+          .map((r) => ({
+            writes: r.writes,
+            accounts: [...r.accounts].map(([accountId, hours]) => {
+              const chunks = [...hours.values()].map((rows) => decodeActivityChunk(rows.encode(0)));
+              return {
+                accountId,
+                closed: chunks.reduce((n, c) => n + c.c.length, 0),
+                open: chunks.reduce((n, c) => n + c.o.length, 0),
+              };
+            }),
+          })),
+      );
     },
     async writeInteractionEvents(batch: unknown[]) {
       calls.interactions.push(batch);
@@ -57,7 +73,7 @@ describe('StatisticsConsumer', () => {
     expect(calls.interactions).toHaveLength(1);
     expect(calls.interactions[0]).toHaveLength(2);
     // Partition 1's buffer went with the same write (written before its own flush commits it).
-    expect(calls.activities[0]).toEqual([{ accountId: 'acc-1', writes: [expect.objectContaining({ kind: 'open' })] }]);
+    expect(calls.activities[0]).toEqual([{ writes: 1, accounts: [{ accountId: 'acc-1', closed: 0, open: 1 }] }]);
     await consumer.flush(ctx(1));
     expect(calls.activities).toHaveLength(1);
     expect(consumer.written).toBe(3);
@@ -73,15 +89,26 @@ describe('StatisticsConsumer', () => {
     await consumer.handle(asEvent('agent-activity.presence-changed', presence), ctx(0));
     const first = consumer.flush(ctx(0));
     await new Promise((r) => setImmediate(r)); // the first write has started and waits at the gate
-    await consumer.handle(asEvent('agent-activity.presence-changed', { ...presence, sequence: 2 }), ctx(1));
+    const later = (minute: number) => ({
+      ...presence,
+      occurredAt: `2024-05-01T08:0${minute}:00.000Z`,
+      previous: {
+        presence: 'Ready',
+        eligibleForRouting: true,
+        startedAt: `2024-05-01T08:0${minute - 1}:00.000Z`,
+        durationMs: 60_000,
+      },
+    });
+    await consumer.handle(asEvent('agent-activity.presence-changed', later(1)), ctx(1));
     const second = consumer.flush(ctx(1)); // queued behind it
-    await consumer.handle(asEvent('agent-activity.presence-changed', { ...presence, sequence: 3 }), ctx(2));
+    await consumer.handle(asEvent('agent-activity.presence-changed', later(2)), ctx(2));
     const third = consumer.flush(ctx(2)); // joins the queued one
     expect(third).toBe(second);
     open();
     await Promise.all([first, second, third]);
     expect(calls.activities).toHaveLength(2);
-    expect(calls.activities[1]).toEqual([{ accountId: 'acc-1', writes: [expect.anything(), expect.anything()] }]);
+    // 08:01 closed (its running form, written at 08:01, dropped) and 08:02 running; 08:00 closed by the second event.
+    expect(calls.activities[1]).toEqual([{ writes: 4, accounts: [{ accountId: 'acc-1', closed: 2, open: 1 }] }]);
   });
 
   it('keeps the buffer when a flush fails, so the next flush writes it', async () => {
