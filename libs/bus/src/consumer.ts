@@ -22,6 +22,13 @@ export interface Deduper {
   markMany(eventIds: string[]): Promise<void>;
 }
 
+/** Context handed to a batch handler. */
+export interface BatchContext {
+  topic: string;
+  partition: number;
+  log: Logger;
+}
+
 /** What {@link startConsumer} needs. */
 export interface ConsumerOptions {
   kafka: Kafka;
@@ -31,6 +38,14 @@ export interface ConsumerOptions {
   /** Used for dead-lettering. */
   producer: EventProducer;
   handler: (event: CloudEvent, ctx: HandlerContext) => Promise<void>;
+  /**
+   * Optional fast path: handles every new event of a fetched batch in one call, in one consumer span, with one
+   * offset resolve and heartbeat per batch instead of per event (a span, promises and closures per event cost more
+   * than a cheap in-memory handler). Taken only when every message of the batch is a valid event; otherwise, or if
+   * it throws, the batch goes event by event through `handler` (retries, dead letters), so it must be idempotent
+   * per event: events it handled before throwing are handled again. Events keep their own traceparent.
+   */
+  handleBatch?: (events: CloudEvent[], ctx: BatchContext) => void | Promise<void>;
   logger: Logger;
   metrics?: Metrics;
   deduper?: Deduper;
@@ -128,8 +143,8 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     heartbeatInterval: heartbeatMs,
     ...(opts.maxBytesPerPartition ? { maxBytesPerPartition: opts.maxBytesPerPartition } : {}),
   });
-  const count = (topic: string, outcome: string) =>
-    opts.metrics?.consumedEvents.inc({ group: opts.groupId, topic, outcome });
+  const count = (topic: string, outcome: string, n = 1) =>
+    opts.metrics?.consumedEvents.inc({ group: opts.groupId, topic, outcome }, n);
 
   /** A message is an event to handle, an unknown type to skip (a newer producer), or invalid (dead-lettered). */
   const parse = (
@@ -210,7 +225,8 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
       const handled: string[] = [];
       let lastDone: string | undefined;
       try {
-        for (const { message, event, error, unknownType } of parsed) {
+        const wholeBatch = opts.handleBatch ? await handleWhole(opts.handleBatch) : false;
+        for (const { message, event, error, unknownType } of wholeBatch ? [] : parsed) {
           if (!isRunning() || isStale()) break;
           // Child loggers only when something is logged: building one per event cost ~40 % of a consumer's CPU.
           const mlog = lazyLog(() => log.child({ topic, partition, offset: message.offset }));
@@ -281,6 +297,52 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
               });
           }
         }
+      }
+
+      /** The batch fast path: every message a valid event, all new ones handled in one call. False: go event by event. */
+      async function handleWhole(handleBatch: NonNullable<ConsumerOptions['handleBatch']>): Promise<boolean> {
+        if (!parsed.length || !isRunning() || isStale()) return false;
+        const events: CloudEvent[] = [];
+        const ids = new Set<string>();
+        for (const p of parsed) {
+          if (!p.event) return false;
+          if (seen.has(p.event.id) || ids.has(p.event.id)) continue;
+          ids.add(p.event.id);
+          events.push(p.event);
+        }
+        if (events.length) {
+          try {
+            await withSpan(
+              service,
+              `${topic} process`,
+              {
+                kind: SpanKind.CONSUMER,
+                attributes: {
+                  'messaging.system': 'kafka',
+                  'messaging.destination.name': topic,
+                  'messaging.batch.message_count': events.length,
+                },
+              },
+              async () => handleBatch(events, { topic, partition, log }),
+            );
+          } catch (err) {
+            log.warn(
+              { err: (err as Error).message, topic, partition, events: events.length },
+              'batch handler failed; handling the batch event by event',
+            );
+            return false;
+          }
+        }
+        for (const id of ids) {
+          seen.add(id);
+          handled.push(id);
+        }
+        if (events.length) count(topic, 'handled', events.length);
+        if (parsed.length > events.length) count(topic, 'duplicate', parsed.length - events.length);
+        lastDone = (parsed[parsed.length - 1] as (typeof parsed)[number]).message.offset;
+        resolveOffset(lastDone);
+        await heartbeat();
+        return true;
       }
 
       /** Starts the batch's write and queues its mark and commit behind it; waits only while too many are in flight. */
