@@ -1,5 +1,7 @@
+import { promisify } from 'node:util';
+import { deflateRaw, inflateRawSync } from 'node:zlib';
 import { crossAccount } from '@cc/store';
-import type { mongo } from 'mongoose';
+import { mongo } from 'mongoose';
 import type { AgentChange, AgentState, Bucket, SummaryBook } from '../domain/book';
 import type { Counters, Interval } from '../domain/buckets';
 import type { AccountFlag } from '../domain/flags';
@@ -35,6 +37,8 @@ function flat<V>(o: Record<string, V>): (string | V)[] {
   for (const k in o) out.push(k, o[k] as V);
   return out;
 }
+
+const deflate = promisify(deflateRaw);
 
 const generationOf = /^summary_log_g(\d+)$/;
 const chunk = 2000;
@@ -99,7 +103,7 @@ export class SummariesRepository {
       agents.set(key, { accountId, agentId, open, closed: keys });
     };
     for (const d of logDocs) {
-      const entry = JSON.parse(d.data) as
+      const entry = JSON.parse(d.z ? inflateRawSync(d.z.buffer).toString('utf8') : (d.data as string)) as
         | PackedEntry
         | { f?: undefined; buckets: StoredBucket[]; agents: AgentVersion[] };
       if (entry.f === 2) {
@@ -156,12 +160,15 @@ export class SummariesRepository {
     return [s.accountId, s.agentId, open, keys, all ? 1 : 0];
   }
 
-  // The versions travel as one JSON string: the store converts a string field at once, while nested
-  // documents cost it per field (a batch of 600 buckets as documents took 1-4 s to insert under load).
-  private entry(b: PackedBucket[], a: PackedAgent[]): LogDoc {
+  // The versions travel as one JSON text, deflated: the store converts a string or binary field at once, while nested
+  // documents cost it per field (a batch of 600 buckets as documents took 1-4 s to insert under load), and it takes
+  // a deflated entry several times faster than the text (measured: 1.6 MB of JSON 57-200 ms, deflated to 0.36 MB
+  // 26-46 ms). The text is built at once (the state it packs keeps changing); deflating runs off the main thread.
+  private async entry(b: PackedBucket[], a: PackedAgent[]): Promise<LogDoc> {
     const v = this.stamp();
     const data: PackedEntry = { f: 2, b, a };
-    return { _id: String(v), v, buckets: b.length, data: JSON.stringify(data) };
+    const z = await deflate(JSON.stringify(data), { level: 1 });
+    return { _id: String(v), v, buckets: b.length, z: new mongo.Binary(z) };
   }
 
   /** Writes a batch's changed buckets and agent states (one log document), flags and the watermark. */
@@ -175,12 +182,11 @@ export class SummariesRepository {
     // One write after the other: concurrent writes to one database of the SQLite-backed store contend
     // for its lock (a flush once stalled for 87 s that way).
     if (changes.buckets.length + changes.agents.length > 0) {
-      await this.log().insertOne(
-        this.entry(
-          changes.buckets.map((b) => this.packBucket(b)),
-          changes.agents.map((c) => this.packAgent(c.state, c.closedAdded, false)),
-        ),
+      const entry = this.entry(
+        changes.buckets.map((b) => this.packBucket(b)),
+        changes.agents.map((c) => this.packAgent(c.state, c.closedAdded, false)),
       );
+      await this.log().insertOne(await entry);
     }
     for (const f of changes.flags) {
       await crossAccount(this.m.Account, 'account flags keyed by account id').replaceOne(
@@ -209,7 +215,7 @@ export class SummariesRepository {
     await this.log(next)
       .drop()
       .catch(() => undefined);
-    const docs: LogDoc[] = [];
+    const docs: Promise<LogDoc>[] = [];
     for (let i = 0; i < live.buckets.length; i += chunk)
       docs.push(
         this.entry(
@@ -224,7 +230,7 @@ export class SummariesRepository {
           live.agents.slice(i, i + chunk).map((s) => this.packAgent(s, s.closed, true)),
         ),
       );
-    for (const d of docs) await this.log(next).insertOne(d);
+    for (const d of docs) await this.log(next).insertOne(await d);
     await crossAccount(this.m.Meta, 'summaries bookkeeping: generation').replaceOne(
       { _id: 'generation' as never },
       { generation: next },
