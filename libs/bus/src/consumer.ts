@@ -150,17 +150,17 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   const parse = (
     topic: string,
     message: KafkaMessage,
-  ): { event?: CloudEvent; error?: string; unknownType?: string } => {
+  ): { message: KafkaMessage; event?: CloudEvent; error?: string; unknownType?: string } => {
     let value: unknown;
     try {
       value = JSON.parse(message.value?.toString('utf8') ?? 'null');
     } catch (err) {
-      return { error: `unparseable: ${(err as Error).message}` };
+      return { message, error: `unparseable: ${(err as Error).message}` };
     }
     const checked = opts.schemas.checkConsumed(value, topic);
-    if (checked.kind === 'valid') return { event: checked.event };
-    if (checked.kind === 'unknown-type') return { unknownType: checked.type };
-    return { error: checked.reason };
+    if (checked.kind === 'valid') return { message, event: checked.event };
+    if (checked.kind === 'unknown-type') return { message, unknownType: checked.type };
+    return { message, error: checked.reason };
   };
 
   // Pipelined commits (writesInFlight > 0): per partition, a chain of commits in batch order, and an epoch that a
@@ -219,8 +219,9 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
         lanes.set(laneKey, lane);
       }
       const epoch = lane?.epoch ?? 0;
-      const parsed = batch.messages.map((message) => ({ message, ...parse(topic, message) }));
-      const ids = parsed.flatMap((p) => (p.event ? [p.event.id] : []));
+      const parsed = batch.messages.map((message) => parse(topic, message));
+      const ids: string[] = [];
+      for (const p of parsed) if (p.event) ids.push(p.event.id);
       const seen = opts.deduper && ids.length ? await opts.deduper.seenMany(ids) : new Set<string>();
       const handled: string[] = [];
       let lastDone: string | undefined;
