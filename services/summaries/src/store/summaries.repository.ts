@@ -78,10 +78,17 @@ export class SummariesRepository {
     const meta = crossAccount(this.m.Meta, 'summaries bookkeeping: generation and watermark');
     this.generation = (await meta.findOne<MetaDoc>({ _id: 'generation' as never }))?.generation ?? 0;
     // Leftovers of a compaction that did not finish.
+    let live = false;
     for (const c of await this.db.listCollections({}, { nameOnly: true }).toArray()) {
       const g = generationOf.exec(c.name)?.[1];
       if (g !== undefined && Number(g) !== this.generation) await this.db.dropCollection(c.name).catch(() => undefined);
+      else if (g !== undefined) live = true;
     }
+    // Created now, not by the first batch's insert: creating it cost that write seconds on a busy store.
+    if (!live)
+      await this.db.createCollection(`summary_log_g${this.generation}`).catch((err: { codeName?: string }) => {
+        if (err.codeName !== 'NamespaceExists') throw err;
+      });
     const [logDocs, accounts, watermark] = await Promise.all([
       this.log().find({}).toArray(),
       crossAccount(this.m.Account, 'summaries load every account flag').find<AccountDoc>({}).toArray(),
