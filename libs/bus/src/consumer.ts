@@ -33,6 +33,13 @@ export interface Deduper {
   markMany(eventIds: string[]): Promise<void>;
 }
 
+/** Context handed to a batch handler. */
+export interface BatchContext {
+  topic: string;
+  partition: number;
+  log: Logger;
+}
+
 /** What {@link startConsumer} needs. */
 export interface ConsumerOptions {
   kafka: Kafka;
@@ -42,6 +49,14 @@ export interface ConsumerOptions {
   /** Used for dead-lettering. */
   producer: EventProducer;
   handler: (event: CloudEvent, ctx: HandlerContext) => Promise<void>;
+  /**
+   * Optional fast path: handles every new event of a fetched batch in one call, in one consumer span, with one
+   * offset resolve and heartbeat per batch instead of per event (a span, promises and closures per event cost more
+   * than a cheap in-memory handler). Taken only when every message of the batch is a valid event; otherwise, or if
+   * it throws, the batch goes event by event through `handler` (retries, dead letters), so it must be idempotent
+   * per event: events it handled before throwing are handled again. Events keep their own traceparent.
+   */
+  handleBatch?: (events: CloudEvent[], ctx: BatchContext) => void | Promise<void>;
   logger: Logger;
   metrics?: Metrics;
   deduper?: Deduper;
@@ -149,24 +164,24 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     heartbeatInterval: heartbeatMs,
     ...(opts.maxBytesPerPartition ? { maxBytesPerPartition: opts.maxBytesPerPartition } : {}),
   });
-  const count = (topic: string, outcome: string) =>
-    opts.metrics?.consumedEvents.inc({ group: opts.groupId, topic, outcome });
+  const count = (topic: string, outcome: string, n = 1) =>
+    opts.metrics?.consumedEvents.inc({ group: opts.groupId, topic, outcome }, n);
 
   /** A message is an event to handle, an unknown type to skip (a newer producer), or invalid (dead-lettered). */
   const parse = (
     topic: string,
     message: KafkaMessage,
-  ): { event?: CloudEvent; error?: string; unknownType?: string } => {
+  ): { message: KafkaMessage; event?: CloudEvent; error?: string; unknownType?: string } => {
     let value: unknown;
     try {
       value = JSON.parse(message.value?.toString('utf8') ?? 'null');
     } catch (err) {
-      return { error: `unparseable: ${(err as Error).message}` };
+      return { message, error: `unparseable: ${(err as Error).message}` };
     }
     const checked = opts.schemas.checkConsumed(value, topic);
-    if (checked.kind === 'valid') return { event: checked.event };
-    if (checked.kind === 'unknown-type') return { unknownType: checked.type };
-    return { error: checked.reason };
+    if (checked.kind === 'valid') return { message, event: checked.event };
+    if (checked.kind === 'unknown-type') return { message, unknownType: checked.type };
+    return { message, error: checked.reason };
   };
 
   // Pipelined commits (writesInFlight > 0): per partition, a chain of commits in batch order, and an epoch that a
@@ -225,10 +240,12 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
         lanes.set(laneKey, lane);
       }
       const epoch = lane?.epoch ?? 0;
-      // With a deduper the batch is parsed up front (one lookup for all its ids); without one, each message as it is
-      // handled: a parsed event then dies young instead of living through the whole batch (minor GCs copying a
-      // batch of events cost a consumer without deduper more than the parsing itself).
-      const parsed = opts.deduper ? batch.messages.map((message) => parse(topic, message)) : undefined;
+      // With a deduper (one lookup for all its ids) or a batch handler (which takes the batch only when every message
+      // is a valid event) the batch is parsed up front; otherwise each message as it is handled: a parsed event then
+      // dies young instead of living through the whole batch (minor GCs copying a batch of events cost a consumer
+      // without deduper more than the parsing itself).
+      const parsed =
+        opts.deduper || opts.handleBatch ? batch.messages.map((message) => parse(topic, message)) : undefined;
       const ids: string[] = [];
       for (const p of parsed ?? []) if (p.event) ids.push(p.event.id);
       const seen = opts.deduper && ids.length ? await opts.deduper.seenMany(ids) : new Set<string>();
@@ -249,6 +266,7 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
             })
           : undefined;
       const loop = async () => {
+        if (opts.handleBatch && parsed && (await handleWhole(opts.handleBatch, parsed))) return;
         for (const [i, message] of batch.messages.entries()) {
           const { event, error, unknownType } = parsed?.[i] ?? parse(topic, message);
           if (!isRunning() || isStale()) break;
@@ -347,6 +365,55 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
               });
           }
         }
+      }
+
+      /** The batch fast path: every message a valid event, all new ones handled in one call. False: go event by event. */
+      async function handleWhole(
+        handleBatch: NonNullable<ConsumerOptions['handleBatch']>,
+        parsed: ReturnType<typeof parse>[],
+      ): Promise<boolean> {
+        if (!parsed.length || !isRunning() || isStale()) return false;
+        const events: CloudEvent[] = [];
+        const ids = new Set<string>();
+        for (const p of parsed) {
+          if (!p.event) return false;
+          if (seen.has(p.event.id) || ids.has(p.event.id)) continue;
+          ids.add(p.event.id);
+          events.push(p.event);
+        }
+        if (events.length) {
+          try {
+            await withSpan(
+              service,
+              `${topic} process`,
+              {
+                kind: SpanKind.CONSUMER,
+                attributes: {
+                  'messaging.system': 'kafka',
+                  'messaging.destination.name': topic,
+                  'messaging.batch.message_count': events.length,
+                },
+              },
+              async () => handleBatch(events, { topic, partition, log }),
+            );
+          } catch (err) {
+            log.warn(
+              { err: (err as Error).message, topic, partition, events: events.length },
+              'batch handler failed; handling the batch event by event',
+            );
+            return false;
+          }
+        }
+        for (const id of ids) {
+          seen.add(id);
+          handled.push(id);
+        }
+        if (events.length) count(topic, 'handled', events.length);
+        if (parsed.length > events.length) count(topic, 'duplicate', parsed.length - events.length);
+        lastDone = (parsed[parsed.length - 1] as (typeof parsed)[number]).message.offset;
+        resolveOffset(lastDone);
+        await heartbeat();
+        return true;
       }
 
       /** Starts the batch's write and queues its mark and commit behind it; waits only while too many are in flight. */

@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv/dist/2020';
 import Ajv2020 from 'ajv/dist/2020';
+import { fullFormats } from 'ajv-formats/dist/formats';
 import {
   agentSummariesQuery,
   bodyValidator,
@@ -89,6 +90,36 @@ describe('validators', () => {
       errors: [{ pointer: '/clientId', message: 'clientId value must not contain U+0000 (NUL)' }],
     });
     expect(validateQuery(params, { clientId: 'c-1' }).ok).toBe(true);
+  });
+
+  it("check date-time as ajv-formats does, on its fast path (the events' own shape) and off it", () => {
+    const full = (fullFormats['date-time'] as { validate: (s: string) => boolean }).validate;
+    const check = bodyValidator<string>({ type: 'string', format: 'date-time' });
+    const samples = [
+      '2024-05-01T08:15:00.000Z',
+      '2024-02-29T23:59:59.999Z',
+      '2023-02-29T00:00:00.000Z',
+      '1900-02-29T00:00:00.000Z',
+      '2000-02-29T00:00:00.000Z',
+      '2024-04-31T00:00:00.000Z',
+      '2024-13-01T00:00:00.000Z',
+      '2024-00-10T00:00:00.000Z',
+      '2024-05-00T00:00:00.000Z',
+      '2024-05-01T24:00:00.000Z',
+      '2024-05-01T08:60:00.000Z',
+      '2024-05-01T08:15:60.000Z',
+      '2024-12-31T23:59:60.000Z',
+      '2024-05-01t08:15:00.000Z',
+      '2024-05-01T08:15:00.00xZ',
+      '2024-05-01T08:15:00.000+',
+      '2024-05-01T08:15:00.000+02:00',
+      '2024-05-01T08:15:00Z',
+      '2024-05-01 08:15:00.000Z',
+      '20x4-05-01T08:15:00.000Z',
+      '2024-05-01T08:1/:00.000Z',
+    ];
+    for (const s of samples) expect([s, check(s).ok]).toEqual([s, full(s)]);
+    expect(samples.filter((s) => check(s).ok)).toHaveLength(8);
   });
 
   it('report every violation at once (allErrors)', () => {

@@ -257,7 +257,7 @@ async function main(): Promise<void> {
       name: 'summaries: agent-activity events aggregated',
       value: Math.round(aggPerSecond),
       unit: 'events/s',
-      note: `${messages.length} events, schema validation + dedupe + aggregation + grouped log writes (pipelined: the next batches are handled while a write runs) + commits after each write; from the group joined to the last commit (boot before it: ${bootSeconds.toFixed(1)} s; with boot ${Math.round(messages.length / ((aggDone - aggStart) / 1000))}/s); ${(aggPerSecond / rawPerSecond).toFixed(2)}× raw kafkajs consume (target ≥ 0.5×)`,
+      note: `${messages.length} events, schema validation + dedupe + aggregation (one call per fetched batch) + grouped, deflated log writes (pipelined: the next batches are handled while a write runs) + commits after each write; from the group joined to the last commit (boot before it: ${bootSeconds.toFixed(1)} s; with boot ${Math.round(messages.length / ((aggDone - aggStart) / 1000))}/s); ${(aggPerSecond / rawPerSecond).toFixed(2)}× raw kafkajs consume (target ≥ 0.5×)`,
     },
     {
       name: 'raw kafkajs consume, same topic and run',

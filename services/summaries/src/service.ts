@@ -3,7 +3,7 @@ import { type Runtime, startRuntime } from '@cc/runtime';
 import type { Config } from './config';
 import { SummaryBook } from './domain/book';
 import { AccountFlags } from './domain/flags';
-import { memoryDeduper, summariesEventHandler } from './events/activity.consumer';
+import { memoryDeduper, summariesBatchHandler, summariesEventHandler } from './events/activity.consumer';
 import { producedTopics } from './events/topics';
 import { Watermark } from './events/watermark';
 import { mountRoutes } from './http/routes';
@@ -96,6 +96,9 @@ export async function startService(
       groupId: config.KAFKA_GROUP_ID,
       topics: [config.AGENT_ACTIVITY_TOPIC, config.ACCOUNT_TOPIC],
       handler: summariesEventHandler(book, flags),
+      // A batch's events applied in one call (one span per batch); the per-event handler only when a batch holds an
+      // invalid message or the batch call failed.
+      handleBatch: summariesBatchHandler(book, flags),
       deduper: memoryDeduper(),
       flush,
       // Partitions handled side by side share writes (above); bigger fetches mean fewer rounds.

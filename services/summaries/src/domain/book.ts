@@ -35,6 +35,14 @@ export interface AgentState {
   agentId: string;
   open: Map<string, OpenInterval>;
   closed: Map<string, number>;
+  /** Closed keys added since the state was last handed out to be written (the store keeps them as deltas). */
+  fresh: [string, number][];
+}
+
+/** A changed agent state to write: the state, and the closed keys added since its last write. */
+export interface AgentChange {
+  state: AgentState;
+  closedAdded: [string, number][];
 }
 
 interface AccountBook {
@@ -110,14 +118,19 @@ export class SummaryBook {
     const a = this.account(accountId);
     let s = a.agents.get(agentId);
     if (!s) {
-      s = { accountId, agentId, open: new Map(), closed: new Map() };
+      s = { accountId, agentId, open: new Map(), closed: new Map(), fresh: [] };
       a.agents.set(agentId, s);
     }
     return s;
   }
 
-  private bucket(accountId: string, agentId: string, period: number, create: boolean): Bucket | undefined {
-    const a = this.account(accountId);
+  private bucket(
+    a: AccountBook,
+    accountId: string,
+    agentId: string,
+    period: number,
+    create: boolean,
+  ): Bucket | undefined {
     let inPeriod = a.buckets.get(period);
     let b = inPeriod?.get(agentId);
     if (b || !create) return b;
@@ -151,10 +164,11 @@ export class SummaryBook {
     }
   }
 
-  private setPart(s: AgentState, period: number, key: string, c: Counters, now: number | null): void {
-    const b = this.bucket(s.accountId, s.agentId, period, true) as Bucket;
-    if (b.parts.has(key) && sameCounters(b.parts.get(key), c)) return;
-    if (b.parts.size === 0) this.account(s.accountId).sortedAgents.delete(period);
+  private setPart(a: AccountBook, s: AgentState, period: number, key: string, c: Counters, now: number | null): void {
+    const b = this.bucket(a, s.accountId, s.agentId, period, true) as Bucket;
+    const before = b.parts.get(key);
+    if (before !== undefined && sameCounters(before, c)) return;
+    if (b.parts.size === 0) a.sortedAgents.delete(period);
     b.parts.set(key, c);
     if (now !== null || b.revision === 0) {
       b.revision++;
@@ -163,32 +177,36 @@ export class SummaryBook {
     this.dirtyBuckets.add(b);
   }
 
-  private removePart(s: AgentState, period: number, key: string, now: number): void {
-    const b = this.bucket(s.accountId, s.agentId, period, false);
+  private removePart(a: AccountBook, s: AgentState, period: number, key: string, now: number): void {
+    const b = this.bucket(a, s.accountId, s.agentId, period, false);
     if (!b?.parts.delete(key)) return;
     b.revision++;
     b.revisedAt = now;
     this.dirtyBuckets.add(b);
     // An emptied bucket stays (as no item) so its revision keeps counting if it fills again.
-    if (b.parts.size === 0) this.account(s.accountId).sortedAgents.delete(period);
+    if (b.parts.size === 0) a.sortedAgents.delete(period);
   }
 
   /** Applies one agent-activity event of an account; `now` stamps the buckets it changes. */
   apply(accountId: string, event: { type: string; data: unknown }, now: number): void {
     const { closed, opened } = intervalsOf(event);
     if (!closed.length && !opened.length) return;
+    const a = this.account(accountId);
     const s = this.agent(accountId, (event.data as { agentId: string }).agentId);
-    this.account(accountId).materializedTo = Number.NEGATIVE_INFINITY;
+    a.materializedTo = Number.NEGATIVE_INFINITY;
     for (const iv of closed) {
       const before = s.open.get(iv.key);
       s.open.delete(iv.key);
-      s.closed.set(iv.key, iv.start);
+      if (s.closed.get(iv.key) !== iv.start) {
+        s.closed.set(iv.key, iv.start);
+        s.fresh.push([iv.key, iv.start]);
+      }
       const shares = contributionsOf(iv, iv.start);
-      for (const [p, c] of shares) this.setPart(s, p, iv.key, c, now);
+      for (const [p, c] of shares) this.setPart(a, s, p, iv.key, c, now);
       // Open time written past the real end (a late end event) is taken back.
       if (before?.reach != null)
         for (let p = periodOf(iv.start); p <= before.reach; p += periodMs)
-          if (!shares.has(p)) this.removePart(s, p, iv.key, now);
+          if (!shares.has(p)) this.removePart(a, s, p, iv.key, now);
     }
     if (s.closed.size > 256) pruneClosed(s);
     for (const iv of opened) {
@@ -196,7 +214,7 @@ export class SummaryBook {
       const start = periodOf(iv.start);
       s.open.set(iv.key, { iv, reach: start });
       // The entry counts (presence entered, hold placed) show at once; the time grows with upTo.
-      for (const [p, c] of contributionsOf(iv, iv.start)) this.setPart(s, p, iv.key, c, now);
+      for (const [p, c] of contributionsOf(iv, iv.start)) this.setPart(a, s, p, iv.key, c, now);
     }
     this.dirtyAgents.add(s);
   }
@@ -212,7 +230,7 @@ export class SummaryBook {
         const from = o.reach ?? periodOf(o.iv.start);
         let reach = from;
         for (const [p, c] of contributionsOf(o.iv, upTo, from)) {
-          this.setPart(s, p, o.iv.key, c, null);
+          this.setPart(a, s, p, o.iv.key, c, null);
           reach = Math.max(reach, p);
         }
         if (reach !== o.reach) {
@@ -274,23 +292,31 @@ export class SummaryBook {
     return { items, total };
   }
 
-  /** The buckets and agent states changed since the last call. */
-  takeDirty(): { buckets: Bucket[]; agents: AgentState[] } {
-    const out = { buckets: [...this.dirtyBuckets], agents: [...this.dirtyAgents] };
+  /** The buckets and agent states changed since the last call (each agent with the closed keys added since). */
+  takeDirty(): { buckets: Bucket[]; agents: AgentChange[] } {
+    const agents: AgentChange[] = [];
+    for (const state of this.dirtyAgents) {
+      agents.push({ state, closedAdded: state.fresh });
+      state.fresh = [];
+    }
+    const out = { buckets: [...this.dirtyBuckets], agents };
     this.dirtyBuckets = new Set();
     this.dirtyAgents = new Set();
     return out;
   }
 
   /** Puts changes back after a failed write, so the next flush retries them. */
-  restoreDirty(d: { buckets: Bucket[]; agents: AgentState[] }): void {
+  restoreDirty(d: { buckets: Bucket[]; agents: AgentChange[] }): void {
     for (const b of d.buckets) this.dirtyBuckets.add(b);
-    for (const s of d.agents) this.dirtyAgents.add(s);
+    for (const { state, closedAdded } of d.agents) {
+      state.fresh = closedAdded.concat(state.fresh);
+      this.dirtyAgents.add(state);
+    }
   }
 
   /** Loads a stored bucket (at start). */
   loadBucket(b: Omit<Bucket, 'parts'> & { parts: Record<string, Counters> }): void {
-    const into = this.bucket(b.accountId, b.agentId, b.period, true) as Bucket;
+    const into = this.bucket(this.account(b.accountId), b.accountId, b.agentId, b.period, true) as Bucket;
     into.parts = new Map(Object.entries(b.parts));
     into.revision = b.revision;
     into.revisedAt = b.revisedAt;
@@ -301,6 +327,7 @@ export class SummaryBook {
     const into = this.agent(s.accountId, s.agentId);
     into.open = new Map(s.open.map((o) => [o.iv.key, o]));
     into.closed = new Map(s.closed);
+    if (into.closed.size > 256) pruneClosed(into);
   }
 
   /** Every bucket and agent state held (to rewrite the store's live state). */

@@ -51,33 +51,71 @@ export function contributionsOf(
   fromPeriod = Number.NEGATIVE_INFINITY,
 ): Map<number, Counters> {
   const out = new Map<number, Counters>();
-  const add = (p: number, k: string, v: number) => {
-    const c = out.get(p) ?? {};
-    c[k] = (c[k] ?? 0) + v;
-    out.set(p, c);
-  };
   const first = periodOf(iv.start);
   const end = iv.end ?? Math.max(iv.start, openUntil);
   // Only periods from `fromPeriod` on (an open interval's earlier periods are already written).
   const from = Math.max(first, fromPeriod);
-  const inRange = (p: number) => p >= fromPeriod;
+  const firstInRange = first >= fromPeriod;
   if (iv.kind === 'presence') {
-    const timeKey = `ps|${iv.state}|t`;
+    const k = presenceKeys(iv.state);
     const lastLoggedOut = iv.end === null ? first : periodOf(iv.end);
+    const loggedOut = iv.state === 'LoggedOut';
     for (let p = from; p < end; p += periodMs) {
-      if (iv.state === 'LoggedOut' && p !== first && p !== lastLoggedOut) continue;
-      add(p, timeKey, Math.min(end, p + periodMs) - Math.max(iv.start, p));
+      if (loggedOut && p !== first && p !== lastLoggedOut) continue;
+      out.set(p, { [k.t]: Math.min(end, p + periodMs) - Math.max(iv.start, p) });
     }
-    if (inRange(first)) add(first, `ps|${iv.state}|n`, 1);
+    if (firstInRange) {
+      const c = out.get(first);
+      if (c) c[k.n] = 1;
+      else out.set(first, { [k.n]: 1 });
+    }
     return out;
   }
-  const timeKey = `ht|${iv.segment}|${iv.dir}`;
-  for (let p = from; p < end; p += periodMs) add(p, timeKey, Math.min(end, p + periodMs) - Math.max(iv.start, p));
-  if (inRange(first) && !out.has(first)) out.set(first, {});
-  if (iv.segment === 'HeldExternalParty' && inRange(first)) add(first, `ac|HoldExternalParty|${iv.dir}`, 1);
-  if (iv.segment === 'Ringing' && iv.end !== null && iv.outcome && inRange(periodOf(iv.end)))
-    add(periodOf(iv.end), `of|${iv.outcome}|${iv.dir}`, 1);
+  const k = segmentKeys(iv.segment, iv.dir);
+  for (let p = from; p < end; p += periodMs)
+    out.set(p, { [k.ht]: Math.min(end, p + periodMs) - Math.max(iv.start, p) });
+  if (firstInRange && !out.has(first)) out.set(first, {});
+  if (iv.segment === 'HeldExternalParty' && firstInRange) (out.get(first) as Counters)[k.hold] = 1;
+  if (iv.segment === 'Ringing' && iv.end !== null && iv.outcome) {
+    const p = periodOf(iv.end);
+    if (p >= fromPeriod) {
+      const key = k.offered[iv.outcome];
+      const c = out.get(p);
+      if (c) c[key] = (c[key] ?? 0) + 1;
+      else out.set(p, { [key]: 1 });
+    }
+  }
   return out;
+}
+
+// Counter names built once, not per interval (a concatenated property name costs a string and its hashing each time).
+const presenceKeyCache = new Map<string, { t: string; n: string }>();
+function presenceKeys(state: string): { t: string; n: string } {
+  let k = presenceKeyCache.get(state);
+  if (!k) {
+    k = { t: `ps|${state}|t`, n: `ps|${state}|n` };
+    presenceKeyCache.set(state, k);
+  }
+  return k;
+}
+type SegmentKeys = { ht: string; hold: string; offered: Record<Outcome, string> };
+const segmentKeyCache = new Map<string, Map<string, SegmentKeys>>();
+function segmentKeys(segment: Segment, dir: Direction): SegmentKeys {
+  let bySegment = segmentKeyCache.get(segment);
+  if (!bySegment) {
+    bySegment = new Map();
+    segmentKeyCache.set(segment, bySegment);
+  }
+  let k = bySegment.get(dir);
+  if (!k) {
+    k = {
+      ht: `ht|${segment}|${dir}`,
+      hold: `ac|HoldExternalParty|${dir}`,
+      offered: { Answered: `of|Answered|${dir}`, Unexpected: `of|Unexpected|${dir}`, Failed: `of|Failed|${dir}` },
+    };
+    bySegment.set(dir, k);
+  }
+  return k;
 }
 
 /** Sums interval contributions into one bucket's counters. */
@@ -91,7 +129,8 @@ export function sumParts(parts: Iterable<Counters>): Counters {
 export function sameCounters(a: Counters | undefined, b: Counters | undefined): boolean {
   const x = a ?? {};
   const y = b ?? {};
-  for (const k of new Set([...Object.keys(x), ...Object.keys(y)])) if ((x[k] ?? 0) !== (y[k] ?? 0)) return false;
+  for (const k in x) if ((x[k] ?? 0) !== (y[k] ?? 0)) return false;
+  for (const k in y) if (!(k in x) && (y[k] ?? 0) !== 0) return false;
   return true;
 }
 

@@ -1,4 +1,5 @@
-import type { CloudEvent, Deduper, HandlerContext } from '@cc/bus';
+import type { BatchContext, CloudEvent, Deduper, HandlerContext } from '@cc/bus';
+import type { Logger } from '@cc/kit';
 import type { SummaryBook } from '../domain/book';
 import type { AccountFlags } from '../domain/flags';
 
@@ -11,16 +12,31 @@ export function summariesEventHandler(book: SummaryBook, flags: AccountFlags, no
     if (event.type.startsWith('agent-activity.')) {
       book.apply(event.accountid, event as { type: string; data: unknown }, now());
     } else if (event.type === 'account.feature-flags-changed') {
-      const data = event.data as { flags: { agentSummaries: boolean }; occurredAt: string };
-      if (
-        flags.apply({ accountId: event.accountid, enabled: data.flags.agentSummaries, at: Date.parse(data.occurredAt) })
-      )
-        ctx.log.info(
-          { accountId: event.accountid, agentSummaries: data.flags.agentSummaries },
-          'summaries flag changed',
-        );
+      applyFlags(flags, event, ctx.log);
     }
   };
+}
+
+/**
+ * The same for a whole fetched batch at once (the bus consumer's `handleBatch`): no promise, closure or span per
+ * event. Applying is idempotent per event, as the bus asks of a batch handler that may be followed by the
+ * event-by-event path.
+ */
+export function summariesBatchHandler(book: SummaryBook, flags: AccountFlags, now: () => number = Date.now) {
+  return (events: CloudEvent[], ctx: BatchContext): void => {
+    const at = now();
+    for (const event of events) {
+      if (event.type.startsWith('agent-activity.'))
+        book.apply(event.accountid, event as { type: string; data: unknown }, at);
+      else if (event.type === 'account.feature-flags-changed') applyFlags(flags, event, ctx.log);
+    }
+  };
+}
+
+function applyFlags(flags: AccountFlags, event: CloudEvent, log: Logger): void {
+  const data = event.data as { flags: { agentSummaries: boolean }; occurredAt: string };
+  if (flags.apply({ accountId: event.accountid, enabled: data.flags.agentSummaries, at: Date.parse(data.occurredAt) }))
+    log.info({ accountId: event.accountid, agentSummaries: data.flags.agentSummaries }, 'summaries flag changed');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type Connection, Schema } from 'mongoose';
+import { type Connection, type mongo, Schema } from 'mongoose';
 
 /** A bucket as stored (`bucketId` is `<account>|<agent>|<period ISO>`). */
 export interface BucketVersion {
@@ -22,15 +22,17 @@ export interface AgentVersion {
 
 /**
  * One log entry: the versions one consumed batch wrote (or one chunk of a compaction), as one JSON
- * string. Entries are only inserted; replayed in `v` order, the latest version of each bucket and agent wins.
+ * text. Entries are only inserted; replayed in `v` order, the latest version of each bucket and agent wins.
  */
 export interface LogDoc {
   _id: string;
   v: number;
-  /** How many bucket versions `data` holds. */
+  /** How many bucket versions the entry holds. */
   buckets: number;
-  /** `{buckets: BucketVersion[], agents: AgentVersion[]}` as JSON. */
-  data: string;
+  /** Format 1 (older entries): `{buckets: BucketVersion[], agents: AgentVersion[]}` as JSON. */
+  data?: string;
+  /** Format 2: the repository's packed entry (`{f: 2, b, a}`) as JSON, raw-deflated. */
+  z?: mongo.Binary;
 }
 
 /** The summaries feature flag of an account, the latest by the event's occurredAt. */

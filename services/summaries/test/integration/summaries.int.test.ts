@@ -223,5 +223,14 @@ describe('GET /stats/wfm/agent-summaries from events on a real topic', () => {
     });
     expect(compact(reloaded.body.items)).toEqual(compact(after.body.items));
     expect(reloaded.body.items.map((i) => i.revision)).toEqual(after.body.items.map((i) => i.revision));
+
+    // Closed intervals stay closed after the restart (their keys were stored as deltas by several batches): late
+    // start events of the wrap (first batch) and of the missed ring (a later one) reopen nothing.
+    await publish([agent.segmentStarted(at(20), 'Wrap', c1), agent.segmentStarted(at(24), 'Ringing', c2)]);
+    const lateAt = Date.now();
+    await eventually(() => service.watermark.upTo() ?? 0, { timeoutMs: 40_000, accept: (w) => w > lateAt });
+    const still = await get(shift);
+    expect(compact(still.body.items)).toEqual(compact(after.body.items));
+    expect(still.body.items.map((i) => i.revision)).toEqual(after.body.items.map((i) => i.revision));
   });
 });

@@ -1,3 +1,4 @@
+import { ms } from '../../src/domain/activity';
 import { contributionsOf, periodOf, toSummaryItem } from '../../src/domain/buckets';
 import { t } from '../builders/activity.builders';
 
@@ -143,5 +144,22 @@ describe('the Agent Summary item', () => {
       },
       presence: { states: [{ type: 'Ready', totalTime: 899, count: 1 }] },
     });
+  });
+});
+
+describe('event times', () => {
+  it("reads the events' own shape as Date.parse does, and any other shape with Date.parse", () => {
+    const samples = [
+      '2024-05-01T08:15:00.000Z',
+      '2024-02-29T23:59:59.999Z',
+      '1999-12-31T00:00:00.001Z',
+      '2026-03-29T01:30:00.000Z',
+      '2024-05-01T08:15:00Z',
+      '2024-05-01T10:15:00.000+02:00',
+      '2024-05-01T08:15:00.123456Z',
+    ];
+    for (const s of samples) expect([s, ms(s)]).toEqual([s, Date.parse(s)]);
+    for (let t = Date.UTC(2020, 0, 1); t < Date.UTC(2029, 0, 1); t += 7_777_777_777)
+      expect(ms(new Date(t).toISOString())).toBe(t);
   });
 });
