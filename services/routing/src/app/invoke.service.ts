@@ -260,7 +260,7 @@ export class InvokeService {
   /** The named provider must be registered (read model of cc.provider.v1) and not deleted. */
   private async provider(accountId: string, name: string | null): Promise<ProviderInfo | null> {
     if (name === null) return null;
-    const provider = await this.ctx.providers.get(accountId, name);
+    const provider = await this.ctx.providers.lookup(accountId, name);
     if (!provider) {
       throw routingError(
         'INVOKE.UNKNOWN_PROVIDER',
@@ -284,8 +284,8 @@ export class InvokeService {
       accountId,
       [...routes.values()].map((r) => r.interactionPlan),
     );
-    const needsSkills = dispatches.some((r) => r.skills.length);
-    const skills = needsSkills ? await this.ctx.config.skillNames(accountId) : new Map<string, string>();
+    const named = dispatches.flatMap((r) => r.skills.map((s) => s.name));
+    const skills = named.length ? await this.ctx.config.knownSkills(accountId, named) : new Map<string, string>();
     const routeErrors: FieldError[] = [];
     const skillErrors: FieldError[] = [];
     for (const r of dispatches) {
