@@ -61,13 +61,17 @@ export class InvokeService {
   ): Promise<InvokeResult[]> {
     const { provider: providerName, requests } = normalizeInvocation(body);
     const keyOf = (externalId: string) => releaseKey(providerName, externalId);
-    const dispatchKeys = requests.filter((r) => r.externalId !== null).map((r) => keyOf(r.externalId as string));
-    // The lookups are independent: one round of reads in parallel; refusals keep their order (provider,
-    // then routes and skills) whichever read answers first.
-    const [provider, located, live] = await inOrder([
+    const releaseKeys = requests
+      .filter((r) => r.action === 'release' && r.externalId !== null)
+      .map((r) => keyOf(r.externalId as string));
+    // Provider, routes, plans and skills come from memory (read from the store when not there); releases
+    // look up their targets. Refusals keep their order (provider, then routes and skills).
+    const [provider, located, targets] = await inOrder([
       this.provider(accountId, providerName),
       this.locate(accountId, requests),
-      this.ctx.interactions.liveKeys(accountId, dispatchKeys),
+      releaseKeys.length
+        ? this.ctx.interactions.liveKeys(accountId, releaseKeys)
+        : Promise.resolve(new Map<string, string>()),
     ] as const);
 
     // Claim every requestId first (one bulk insert, shared with concurrent Invocations): a requestId never
@@ -89,34 +93,47 @@ export class InvokeService {
     const taken = await this.ctx.requests.claim(accountId, [...fresh.values()]);
     const ours = [...fresh.keys()].filter((id) => !taken.has(id));
     let plan: DedupePlan[];
+    const claims = new Map<number, StoredOutcome>();
+    let keyClaims: { key: string; interactionId: string }[] = [];
+    let keysInserted = new Set<string>();
+    let live: Map<string, string>;
     try {
       const stored = taken.size ? await this.ctx.requests.find(accountId, [...taken]) : new Map();
       // A taken claim that is gone again was withdrawn by a concurrent request that was refused.
       if (stored.size < taken.size) this.raced(requests, new Set([...taken].filter((id) => !stored.has(id))));
       plan = planDedupe(requests, stored);
+      for (const r of requests) {
+        const p = plan[r.index] as DedupePlan;
+        if (p.kind !== 'process') continue;
+        const claimed = r.requestId !== null && p.resume === null ? fresh.get(r.requestId) : undefined;
+        const interactionId =
+          p.resume?.interactionId ?? claimed?.interactionId ?? (r.action === 'dispatch' ? randomUUID() : null);
+        claims.set(r.index, {
+          requestId: r.requestId ?? '',
+          hash: r.hash,
+          status: 'pending',
+          action: r.action,
+          externalId: r.externalId,
+          interactionId,
+          outcome: null,
+        });
+        if (r.action === 'dispatch' && r.externalId !== null)
+          keyClaims.push({ key: keyOf(r.externalId), interactionId: interactionId as string });
+      }
+      // The externalIds are claimed rather than looked up (one bulk insert): a new externalId costs no
+      // read; only the refused claims are read back, to tell a live interaction from a stale claim.
+      const keyed = await this.ctx.interactions.claimNewKeys(accountId, keyClaims);
+      keysInserted = keyed.inserted;
+      live = new Map([...keyed.live, ...targets]);
       assertExternalIdsFree(requests, plan, new Set(live.keys()), keyOf);
     } catch (err) {
       // Refused before anything was processed: our own claims are withdrawn.
-      await this.ctx.requests.unclaim(accountId, ours);
+      keyClaims = keyClaims.filter((c) => keysInserted.has(c.interactionId));
+      await Promise.all([
+        this.ctx.requests.unclaim(accountId, ours),
+        this.ctx.interactions.withdrawKeys(accountId, keyClaims),
+      ]);
       throw err;
-    }
-
-    const claims = new Map<number, StoredOutcome>();
-    for (const r of requests) {
-      const p = plan[r.index] as DedupePlan;
-      if (p.kind !== 'process') continue;
-      const claimed = r.requestId !== null && p.resume === null ? fresh.get(r.requestId) : undefined;
-      const interactionId =
-        p.resume?.interactionId ?? claimed?.interactionId ?? (r.action === 'dispatch' ? randomUUID() : null);
-      claims.set(r.index, {
-        requestId: r.requestId ?? '',
-        hash: r.hash,
-        status: 'pending',
-        action: r.action,
-        externalId: r.externalId,
-        interactionId,
-        outcome: null,
-      });
     }
 
     const results: (InvokeResult | undefined)[] = new Array(requests.length);
@@ -130,7 +147,9 @@ export class InvokeService {
       await this.ctx.interactions.claimKeys(
         accountId,
         batch.flatMap((b) =>
-          b.rec.externalId !== null && b.rec.state !== 'ended'
+          // Keys claimed up front need no second write; the others (a stale claim, or a key a release
+          // earlier in this Invocation freed) are taken over now.
+          b.rec.externalId !== null && b.rec.state !== 'ended' && !keysInserted.has(b.rec.interactionId)
             ? [{ key: b.rec.liveKey, interactionId: b.rec.interactionId }]
             : [],
         ),
