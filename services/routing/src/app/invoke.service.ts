@@ -74,28 +74,34 @@ export class InvokeService {
         : Promise.resolve(new Map<string, string>()),
     ] as const);
 
-    // Claim every requestId first (one bulk insert, shared with concurrent Invocations): a requestId never
-    // seen, the common case, costs no read; only the claims refused as taken are read back to be deduped.
+    // Claim every requestId (one bulk insert, shared with concurrent Invocations): a requestId never seen,
+    // the common case, costs no read; only the claims refused as taken are read back to be deduped.
     // Interaction ids are pre-assigned so a claim records them (a retry after a crash resumes with that id).
+    // The dispatches' externalIds are claimed the same way, at the same time, under those ids: a new
+    // externalId costs no read; only refused claims are read back, to tell a live interaction from a
+    // stale claim. Claims that dedupe leaves unused (a resumed or duplicate requestId) are withdrawn.
     const fresh = new Map<string, StoredOutcome>();
+    const preassigned = new Map<number, string>();
+    const wantKeys: { key: string; interactionId: string }[] = [];
     for (const r of requests) {
-      if (r.requestId === null || fresh.has(r.requestId)) continue;
-      fresh.set(r.requestId, {
-        requestId: r.requestId,
-        hash: r.hash,
-        status: 'pending',
-        action: r.action,
-        externalId: r.externalId,
-        interactionId: r.action === 'dispatch' ? randomUUID() : null,
-        outcome: null,
-      });
+      let id: string | null = null;
+      if (r.action === 'dispatch') {
+        id = (r.requestId !== null ? fresh.get(r.requestId)?.interactionId : undefined) ?? randomUUID();
+        preassigned.set(r.index, id);
+        if (r.externalId !== null) wantKeys.push({ key: keyOf(r.externalId), interactionId: id });
+      }
+      // The first object of a requestId is the one claimed (and processed).
+      if (r.requestId !== null && !fresh.has(r.requestId)) fresh.set(r.requestId, this.pending(r, id));
     }
-    const taken = await this.ctx.requests.claim(accountId, [...fresh.values()]);
+    const [taken, keyed] = await Promise.all([
+      this.ctx.requests.claim(accountId, [...fresh.values()]),
+      this.ctx.interactions.claimNewKeys(accountId, wantKeys),
+    ]);
     const ours = [...fresh.keys()].filter((id) => !taken.has(id));
     let plan: DedupePlan[];
     const claims = new Map<number, StoredOutcome>();
-    let keyClaims: { key: string; interactionId: string }[] = [];
-    let keysInserted = new Set<string>();
+    /** Key claims written above and used by a dispatch processed under the same id. */
+    const keysInserted = new Map<string, string>();
     let live: Map<string, string>;
     try {
       const stored = taken.size ? await this.ctx.requests.find(accountId, [...taken]) : new Map();
@@ -105,36 +111,31 @@ export class InvokeService {
       for (const r of requests) {
         const p = plan[r.index] as DedupePlan;
         if (p.kind !== 'process') continue;
-        const claimed = r.requestId !== null && p.resume === null ? fresh.get(r.requestId) : undefined;
-        const interactionId =
-          p.resume?.interactionId ?? claimed?.interactionId ?? (r.action === 'dispatch' ? randomUUID() : null);
-        claims.set(r.index, {
-          requestId: r.requestId ?? '',
-          hash: r.hash,
-          status: 'pending',
-          action: r.action,
-          externalId: r.externalId,
-          interactionId,
-          outcome: null,
-        });
-        if (r.action === 'dispatch' && r.externalId !== null)
-          keyClaims.push({ key: keyOf(r.externalId), interactionId: interactionId as string });
+        const interactionId = p.resume?.interactionId ?? preassigned.get(r.index) ?? null;
+        claims.set(r.index, { ...this.pending(r, interactionId), requestId: r.requestId ?? '' });
+        const key = r.externalId !== null ? keyOf(r.externalId) : null;
+        if (r.action === 'dispatch' && key !== null && keyed.inserted.get(key) === interactionId)
+          keysInserted.set(key, interactionId as string);
       }
-      // The externalIds are claimed rather than looked up (one bulk insert): a new externalId costs no
-      // read; only the refused claims are read back, to tell a live interaction from a stale claim.
-      const keyed = await this.ctx.interactions.claimNewKeys(accountId, keyClaims);
-      keysInserted = keyed.inserted;
       live = new Map([...keyed.live, ...targets]);
       assertExternalIdsFree(requests, plan, new Set(live.keys()), keyOf);
     } catch (err) {
       // Refused before anything was processed: our own claims are withdrawn.
-      keyClaims = keyClaims.filter((c) => keysInserted.has(c.interactionId));
       await Promise.all([
         this.ctx.requests.unclaim(accountId, ours),
-        this.ctx.interactions.withdrawKeys(accountId, keyClaims),
+        this.ctx.interactions.withdrawKeys(
+          accountId,
+          [...keyed.inserted].map(([key, interactionId]) => ({ key, interactionId })),
+        ),
       ]);
       throw err;
     }
+    const unused = [...keyed.inserted].filter(([key]) => !keysInserted.has(key));
+    if (unused.length)
+      await this.ctx.interactions.withdrawKeys(
+        accountId,
+        unused.map(([key, interactionId]) => ({ key, interactionId })),
+      );
 
     const results: (InvokeResult | undefined)[] = new Array(requests.length);
     const now = Date.now();
@@ -149,7 +150,9 @@ export class InvokeService {
         batch.flatMap((b) =>
           // Keys claimed up front need no second write; the others (a stale claim, or a key a release
           // earlier in this Invocation freed) are taken over now.
-          b.rec.externalId !== null && b.rec.state !== 'ended' && !keysInserted.has(b.rec.interactionId)
+          b.rec.externalId !== null &&
+          b.rec.state !== 'ended' &&
+          keysInserted.get(b.rec.liveKey as string) !== b.rec.interactionId
             ? [{ key: b.rec.liveKey, interactionId: b.rec.interactionId }]
             : [],
         ),
@@ -262,6 +265,19 @@ export class InvokeService {
         duplicate: true,
       };
     });
+  }
+
+  /** A pending requestId claim of this request (its pre-assigned interaction id, if a dispatch). */
+  private pending(r: NormalizedRequest, interactionId: string | null): StoredOutcome {
+    return {
+      requestId: r.requestId as string,
+      hash: r.hash,
+      status: 'pending',
+      action: r.action,
+      externalId: r.externalId,
+      interactionId,
+      outcome: null,
+    };
   }
 
   private result(r: NormalizedRequest, interactionId: string | null, outcome: InvokeResult['outcome']): InvokeResult {

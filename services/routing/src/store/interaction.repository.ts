@@ -180,14 +180,14 @@ export class InteractionRepository {
    * per key (shared with concurrent Invocations), so a key nobody holds costs no read. Only refused keys
    * are read back: a claim naming the same interaction (a resumed dispatch) is ours; one naming a live
    * interaction under that key is reported in `live`; any other is left behind by an ended interaction or
-   * a crash (stale), and `claimKeys` takes it over at insert time. `inserted`: the interaction ids whose
-   * claim this call wrote (withdrawn with `withdrawKeys` if the Invocation is refused).
+   * a crash (stale), and `claimKeys` takes it over at insert time. `inserted`: key → interaction id of the
+   * claims this call wrote (withdrawn with `withdrawKeys` if the Invocation is refused or does not use them).
    */
   async claimNewKeys(
     accountId: string,
     claims: { key: string; interactionId: string }[],
-  ): Promise<{ inserted: Set<string>; live: Map<string, string> }> {
-    const inserted = new Set<string>();
+  ): Promise<{ inserted: Map<string, string>; live: Map<string, string> }> {
+    const inserted = new Map<string, string>();
     const live = new Map<string, string>();
     const byKey = new Map<string, { key: string; interactionId: string }>();
     for (const c of claims) if (!byKey.has(c.key)) byKey.set(c.key, c);
@@ -200,7 +200,7 @@ export class InteractionRepository {
     const reread: { key: string; interactionId: string }[] = [];
     unique.forEach((c, i) => {
       if (refused[i]) reread.push(c);
-      else inserted.add(c.interactionId);
+      else inserted.set(c.key, c.interactionId);
     });
     await Promise.all(
       reread.map(async ({ key, interactionId }) => {

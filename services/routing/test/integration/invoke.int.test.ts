@@ -358,19 +358,37 @@ describe('release by externalId', () => {
     });
   });
 
-  it('a refused Invocation withdraws the externalId claims it wrote', async () => {
+  it('a refused Invocation withdraws the externalId and requestId claims it wrote', async () => {
     const api = await freshAccount();
     expectOk(await api.invoke({ requests: [{ externalId: 'held', route: 'Support' }] }));
     const refused = await api.invoke({
       requests: [
-        { externalId: 'new-a', route: 'Support' },
-        { externalId: 'held', route: 'Support' },
+        { requestId: 'w-1', externalId: 'new-a', route: 'Support' },
+        { requestId: 'w-2', externalId: 'held', route: 'Support' },
       ],
     });
     expect(refused.status).toBe(409);
     expect(refused.body.errors).toEqual([expect.objectContaining({ pointer: '/requests/1/externalId' })]);
     expect(await count('external_ids', api.accountId)).toBe(1);
+    expect(await count('invoke_requests', api.accountId)).toBe(0);
     expect(await count('interactions', api.accountId)).toBe(1);
+  });
+
+  it('an externalId claim that dedupe leaves unused is withdrawn (a repeated requestId)', async () => {
+    const api = await freshAccount();
+    const body = { requests: [{ requestId: 'again', externalId: 'ended', route: 'Support' }] };
+    const first = expectOk(await api.invoke(body));
+    expectOk(await api.invoke({ requests: [{ action: 'release', externalId: 'ended' }] }));
+    // The released interaction's claim is gone, as once it is archived.
+    await h.withDb((db) => db.collection('external_ids').deleteMany({ accountId: api.accountId }));
+    const repeat = expectOk(await api.invoke(body));
+    expect(repeat.body.results[0]).toMatchObject({
+      duplicate: true,
+      interactionId: first.body.results[0].interactionId,
+      outcome: 'queued',
+    });
+    // The repeat claimed 'ended' under a new interaction id it then did not use: withdrawn.
+    expect(await count('external_ids', api.accountId)).toBe(0);
   });
 
   it('requires the provider the interaction was dispatched with', async () => {
