@@ -50,6 +50,10 @@ export const configSpec = {
     desc: 'Routing passes of different accounts one instance runs at once (one account never waits for another)',
   }),
   MAX_QUEUED_PER_PASS: num({ default: 1000, desc: 'Queued interactions one routing pass considers (oldest first)' }),
+  CONFIG_CACHE_MS: num({
+    default: 1000,
+    desc: "How long Invoke keeps an account's routes, plans, skills and providers in memory after reading them (this instance's own changes apply at once; 0 = read every time)",
+  }),
   INSTANCE_ID: str({
     default: '',
     desc: 'Name of this instance in account leases (default: host, pid and a random suffix)',

@@ -96,7 +96,7 @@ export async function startService(
   });
   const logger = runtime.logger;
   const instanceId = config.INSTANCE_ID || `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  const providers = new ProviderRepository(models);
+  const providers = new ProviderRepository(models, config.CONFIG_CACHE_MS);
   const context: RoutingContext = {
     settings: {
       offerTimeoutMs: config.OFFER_TIMEOUT_MS,
@@ -115,7 +115,7 @@ export async function startService(
     logger: logger.child({ component: 'routing' }),
     interactions: new InteractionRepository(models),
     agents: new AgentRepository(models),
-    config: new ConfigRepository(models),
+    config: new ConfigRepository(models, config.CONFIG_CACHE_MS),
     providers,
     requests: new RequestLogRepository(models, config.REQUEST_ID_RETENTION_HOURS * 3_600_000),
     leases: new AccountLeaseRepository(models),

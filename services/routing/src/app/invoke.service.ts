@@ -61,63 +61,81 @@ export class InvokeService {
   ): Promise<InvokeResult[]> {
     const { provider: providerName, requests } = normalizeInvocation(body);
     const keyOf = (externalId: string) => releaseKey(providerName, externalId);
-    const dispatchKeys = requests.filter((r) => r.externalId !== null).map((r) => keyOf(r.externalId as string));
-    // The lookups are independent: one round of reads in parallel; refusals keep their order (provider,
-    // then routes and skills) whichever read answers first.
-    const [provider, located, live] = await inOrder([
+    const releaseKeys = requests
+      .filter((r) => r.action === 'release' && r.externalId !== null)
+      .map((r) => keyOf(r.externalId as string));
+    // Provider, routes, plans and skills come from memory (read from the store when not there); releases
+    // look up their targets. Refusals keep their order (provider, then routes and skills).
+    const [provider, located, targets] = await inOrder([
       this.provider(accountId, providerName),
       this.locate(accountId, requests),
-      this.ctx.interactions.liveKeys(accountId, dispatchKeys),
+      releaseKeys.length
+        ? this.ctx.interactions.liveKeys(accountId, releaseKeys)
+        : Promise.resolve(new Map<string, string>()),
     ] as const);
 
-    // Claim every requestId first (one bulk insert, shared with concurrent Invocations): a requestId never
-    // seen, the common case, costs no read; only the claims refused as taken are read back to be deduped.
+    // Claim every requestId (one bulk insert, shared with concurrent Invocations): a requestId never seen,
+    // the common case, costs no read; only the claims refused as taken are read back to be deduped.
     // Interaction ids are pre-assigned so a claim records them (a retry after a crash resumes with that id).
+    // The dispatches' externalIds are claimed the same way, at the same time, under those ids: a new
+    // externalId costs no read; only refused claims are read back, to tell a live interaction from a
+    // stale claim. Claims that dedupe leaves unused (a resumed or duplicate requestId) are withdrawn.
     const fresh = new Map<string, StoredOutcome>();
+    const preassigned = new Map<number, string>();
+    const wantKeys: { key: string; interactionId: string }[] = [];
     for (const r of requests) {
-      if (r.requestId === null || fresh.has(r.requestId)) continue;
-      fresh.set(r.requestId, {
-        requestId: r.requestId,
-        hash: r.hash,
-        status: 'pending',
-        action: r.action,
-        externalId: r.externalId,
-        interactionId: r.action === 'dispatch' ? randomUUID() : null,
-        outcome: null,
-      });
+      let id: string | null = null;
+      if (r.action === 'dispatch') {
+        id = (r.requestId !== null ? fresh.get(r.requestId)?.interactionId : undefined) ?? randomUUID();
+        preassigned.set(r.index, id);
+        if (r.externalId !== null) wantKeys.push({ key: keyOf(r.externalId), interactionId: id });
+      }
+      // The first object of a requestId is the one claimed (and processed).
+      if (r.requestId !== null && !fresh.has(r.requestId)) fresh.set(r.requestId, this.pending(r, id));
     }
-    const taken = await this.ctx.requests.claim(accountId, [...fresh.values()]);
+    const [taken, keyed] = await Promise.all([
+      this.ctx.requests.claim(accountId, [...fresh.values()]),
+      this.ctx.interactions.claimNewKeys(accountId, wantKeys),
+    ]);
     const ours = [...fresh.keys()].filter((id) => !taken.has(id));
     let plan: DedupePlan[];
+    const claims = new Map<number, StoredOutcome>();
+    /** Key claims written above and used by a dispatch processed under the same id. */
+    const keysInserted = new Map<string, string>();
+    let live: Map<string, string>;
     try {
       const stored = taken.size ? await this.ctx.requests.find(accountId, [...taken]) : new Map();
       // A taken claim that is gone again was withdrawn by a concurrent request that was refused.
       if (stored.size < taken.size) this.raced(requests, new Set([...taken].filter((id) => !stored.has(id))));
       plan = planDedupe(requests, stored);
+      for (const r of requests) {
+        const p = plan[r.index] as DedupePlan;
+        if (p.kind !== 'process') continue;
+        const interactionId = p.resume?.interactionId ?? preassigned.get(r.index) ?? null;
+        claims.set(r.index, { ...this.pending(r, interactionId), requestId: r.requestId ?? '' });
+        const key = r.externalId !== null ? keyOf(r.externalId) : null;
+        if (r.action === 'dispatch' && key !== null && keyed.inserted.get(key) === interactionId)
+          keysInserted.set(key, interactionId as string);
+      }
+      live = new Map([...keyed.live, ...targets]);
       assertExternalIdsFree(requests, plan, new Set(live.keys()), keyOf);
     } catch (err) {
       // Refused before anything was processed: our own claims are withdrawn.
-      await this.ctx.requests.unclaim(accountId, ours);
+      await Promise.all([
+        this.ctx.requests.unclaim(accountId, ours),
+        this.ctx.interactions.withdrawKeys(
+          accountId,
+          [...keyed.inserted].map(([key, interactionId]) => ({ key, interactionId })),
+        ),
+      ]);
       throw err;
     }
-
-    const claims = new Map<number, StoredOutcome>();
-    for (const r of requests) {
-      const p = plan[r.index] as DedupePlan;
-      if (p.kind !== 'process') continue;
-      const claimed = r.requestId !== null && p.resume === null ? fresh.get(r.requestId) : undefined;
-      const interactionId =
-        p.resume?.interactionId ?? claimed?.interactionId ?? (r.action === 'dispatch' ? randomUUID() : null);
-      claims.set(r.index, {
-        requestId: r.requestId ?? '',
-        hash: r.hash,
-        status: 'pending',
-        action: r.action,
-        externalId: r.externalId,
-        interactionId,
-        outcome: null,
-      });
-    }
+    const unused = [...keyed.inserted].filter(([key]) => !keysInserted.has(key));
+    if (unused.length)
+      await this.ctx.interactions.withdrawKeys(
+        accountId,
+        unused.map(([key, interactionId]) => ({ key, interactionId })),
+      );
 
     const results: (InvokeResult | undefined)[] = new Array(requests.length);
     const now = Date.now();
@@ -130,7 +148,11 @@ export class InvokeService {
       await this.ctx.interactions.claimKeys(
         accountId,
         batch.flatMap((b) =>
-          b.rec.externalId !== null && b.rec.state !== 'ended'
+          // Keys claimed up front need no second write; the others (a stale claim, or a key a release
+          // earlier in this Invocation freed) are taken over now.
+          b.rec.externalId !== null &&
+          b.rec.state !== 'ended' &&
+          keysInserted.get(b.rec.liveKey as string) !== b.rec.interactionId
             ? [{ key: b.rec.liveKey, interactionId: b.rec.interactionId }]
             : [],
         ),
@@ -245,6 +267,19 @@ export class InvokeService {
     });
   }
 
+  /** A pending requestId claim of this request (its pre-assigned interaction id, if a dispatch). */
+  private pending(r: NormalizedRequest, interactionId: string | null): StoredOutcome {
+    return {
+      requestId: r.requestId as string,
+      hash: r.hash,
+      status: 'pending',
+      action: r.action,
+      externalId: r.externalId,
+      interactionId,
+      outcome: null,
+    };
+  }
+
   private result(r: NormalizedRequest, interactionId: string | null, outcome: InvokeResult['outcome']): InvokeResult {
     return {
       index: r.index,
@@ -260,7 +295,7 @@ export class InvokeService {
   /** The named provider must be registered (read model of cc.provider.v1) and not deleted. */
   private async provider(accountId: string, name: string | null): Promise<ProviderInfo | null> {
     if (name === null) return null;
-    const provider = await this.ctx.providers.get(accountId, name);
+    const provider = await this.ctx.providers.lookup(accountId, name);
     if (!provider) {
       throw routingError(
         'INVOKE.UNKNOWN_PROVIDER',
@@ -284,8 +319,8 @@ export class InvokeService {
       accountId,
       [...routes.values()].map((r) => r.interactionPlan),
     );
-    const needsSkills = dispatches.some((r) => r.skills.length);
-    const skills = needsSkills ? await this.ctx.config.skillNames(accountId) : new Map<string, string>();
+    const named = dispatches.flatMap((r) => r.skills.map((s) => s.name));
+    const skills = named.length ? await this.ctx.config.knownSkills(accountId, named) : new Map<string, string>();
     const routeErrors: FieldError[] = [];
     const skillErrors: FieldError[] = [];
     for (const r of dispatches) {

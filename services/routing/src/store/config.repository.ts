@@ -2,6 +2,7 @@ import { forAccount } from '@cc/store';
 import { nameKey } from '../domain/names';
 import type { Applet, Plan } from '../domain/types';
 import { isDuplicateKey } from './errors';
+import { FreshCache } from './fresh-cache';
 import type { Models } from './models';
 
 // biome-ignore lint/suspicious/noExplicitAny: lean documents
@@ -75,6 +76,34 @@ async function byKeys(model: NamedModel, accountId: string, names: string[]): Pr
   return docs.filter((d): d is Doc => d !== null);
 }
 
+/**
+ * Named documents by comparison key: those read less than the cache's time ago from memory, the rest by
+ * `_id` from the store (and kept). Names not found are not kept: they are read again next time.
+ */
+async function cachedByKeys<T>(
+  cache: FreshCache<T>,
+  model: NamedModel,
+  accountId: string,
+  names: string[],
+  map: (d: Doc) => T,
+): Promise<Map<string, T>> {
+  const out = new Map<string, T>();
+  const missing: string[] = [];
+  for (const key of new Set(names.map(nameKey))) {
+    const kept = cache.get(`${accountId}:${key}`);
+    if (kept !== undefined) out.set(key, kept);
+    else missing.push(key);
+  }
+  if (!missing.length) return out;
+  const mark = cache.mark;
+  for (const d of await byKeys(model, accountId, missing)) {
+    const value = map(d);
+    out.set(d.nameKey as string, value);
+    cache.set(`${accountId}:${d.nameKey}`, value, mark);
+  }
+  return out;
+}
+
 const toSkill = (d: Doc): SkillDef => ({ name: d.name, description: d.description ?? null });
 const toRoute = (d: Doc): RouteDef => ({
   name: d.name,
@@ -87,12 +116,34 @@ const toPlan = (d: Doc): Plan => ({
   applets: d.applets as Applet[],
 });
 
-/** Skills, routes and interaction plans of one account: names unique case-insensitively. */
+/**
+ * Skills, routes and interaction plans of one account: names unique case-insensitively.
+ *
+ * What Invoke reads (`routesByKeys`, `plansByKeys`, `knownSkills`) is kept in memory for `freshMs` after
+ * it was read and dropped at once by this instance's own writes; a name not in memory is read from the
+ * store, so a name created anywhere is seen by the next Invoke, and a change or deletion made through
+ * another instance within `freshMs`. The admin API reads the store.
+ */
 export class ConfigRepository {
-  constructor(private readonly models: Models) {}
+  private readonly routeCache: FreshCache<RouteDef>;
+  private readonly planCache: FreshCache<Plan>;
+  private readonly skillCache: FreshCache<Map<string, string>>;
 
-  putSkill(accountId: string, skill: SkillDef): Promise<PutOutcome> {
-    return putNamed(this.models.skills, accountId, skill.name, { description: skill.description });
+  constructor(
+    private readonly models: Models,
+    freshMs = 0,
+  ) {
+    this.routeCache = new FreshCache(freshMs);
+    this.planCache = new FreshCache(freshMs);
+    this.skillCache = new FreshCache(freshMs, 10_000);
+  }
+
+  async putSkill(accountId: string, skill: SkillDef): Promise<PutOutcome> {
+    try {
+      return await putNamed(this.models.skills, accountId, skill.name, { description: skill.description });
+    } finally {
+      this.skillCache.drop(accountId);
+    }
   }
 
   async getSkill(accountId: string, name: string): Promise<SkillDef | null> {
@@ -110,16 +161,39 @@ export class ConfigRepository {
     return pageOf(this.models.skills, accountId, skip, limit, toSkill);
   }
 
-  async deleteSkill(accountId: string, name: string): Promise<boolean> {
-    return (await this.models.skills.deleteOne({ accountId, _id: `${accountId}:${nameKey(name)}` })).deletedCount === 1;
+  /**
+   * Configured skill names by comparison key (Invoke): from memory when read less than `freshMs` ago and
+   * holding every name asked for; else read again (a skill created elsewhere is seen at once).
+   */
+  async knownSkills(accountId: string, names: string[]): Promise<Map<string, string>> {
+    const kept = this.skillCache.get(accountId);
+    if (kept && names.every((n) => kept.has(nameKey(n)))) return kept;
+    const mark = this.skillCache.mark;
+    const configured = await this.skillNames(accountId);
+    this.skillCache.set(accountId, configured, mark);
+    return configured;
   }
 
-  putRoute(accountId: string, route: RouteDef): Promise<PutOutcome> {
-    return putNamed(this.models.routes, accountId, route.name, {
-      interactionPlan: route.interactionPlan,
-      planKey: nameKey(route.interactionPlan),
-      description: route.description,
-    });
+  async deleteSkill(accountId: string, name: string): Promise<boolean> {
+    try {
+      return (
+        (await this.models.skills.deleteOne({ accountId, _id: `${accountId}:${nameKey(name)}` })).deletedCount === 1
+      );
+    } finally {
+      this.skillCache.drop(accountId);
+    }
+  }
+
+  async putRoute(accountId: string, route: RouteDef): Promise<PutOutcome> {
+    try {
+      return await putNamed(this.models.routes, accountId, route.name, {
+        interactionPlan: route.interactionPlan,
+        planKey: nameKey(route.interactionPlan),
+        description: route.description,
+      });
+    } finally {
+      this.routeCache.drop(`${accountId}:${nameKey(route.name)}`);
+    }
   }
 
   async getRoute(accountId: string, name: string): Promise<RouteDef | null> {
@@ -127,10 +201,9 @@ export class ConfigRepository {
     return d ? toRoute(d) : null;
   }
 
-  /** Routes by comparison key, for locating many routes of one Invocation in one read. */
-  async routesByKeys(accountId: string, names: string[]): Promise<Map<string, RouteDef>> {
-    const docs = await byKeys(this.models.routes, accountId, names);
-    return new Map(docs.map((d) => [d.nameKey as string, toRoute(d)]));
+  /** Routes by comparison key (Invoke): from memory, the others read from the store by `_id`. */
+  routesByKeys(accountId: string, names: string[]): Promise<Map<string, RouteDef>> {
+    return cachedByKeys(this.routeCache, this.models.routes, accountId, names, toRoute);
   }
 
   pageRoutes(accountId: string, skip: number, limit: number) {
@@ -138,7 +211,13 @@ export class ConfigRepository {
   }
 
   async deleteRoute(accountId: string, name: string): Promise<boolean> {
-    return (await this.models.routes.deleteOne({ accountId, _id: `${accountId}:${nameKey(name)}` })).deletedCount === 1;
+    try {
+      return (
+        (await this.models.routes.deleteOne({ accountId, _id: `${accountId}:${nameKey(name)}` })).deletedCount === 1
+      );
+    } finally {
+      this.routeCache.drop(`${accountId}:${nameKey(name)}`);
+    }
   }
 
   async routeUsingPlan(accountId: string, plan: string): Promise<string | null> {
@@ -154,7 +233,7 @@ export class ConfigRepository {
       reportingGroup: plan.reportingGroup,
       applets: plan.applets,
       skillKeys,
-    });
+    }).finally(() => this.planCache.drop(`${accountId}:${nameKey(plan.name)}`));
   }
 
   async getPlan(accountId: string, name: string): Promise<Plan | null> {
@@ -162,10 +241,9 @@ export class ConfigRepository {
     return d ? toPlan(d) : null;
   }
 
-  /** Plans by comparison key. */
-  async plansByKeys(accountId: string, names: string[]): Promise<Map<string, Plan>> {
-    const docs = await byKeys(this.models.plans, accountId, names);
-    return new Map(docs.map((d) => [d.nameKey as string, toPlan(d)]));
+  /** Plans by comparison key (Invoke): from memory, the others read from the store by `_id`. */
+  plansByKeys(accountId: string, names: string[]): Promise<Map<string, Plan>> {
+    return cachedByKeys(this.planCache, this.models.plans, accountId, names, toPlan);
   }
 
   pagePlans(accountId: string, skip: number, limit: number) {
@@ -173,7 +251,13 @@ export class ConfigRepository {
   }
 
   async deletePlan(accountId: string, name: string): Promise<boolean> {
-    return (await this.models.plans.deleteOne({ accountId, _id: `${accountId}:${nameKey(name)}` })).deletedCount === 1;
+    try {
+      return (
+        (await this.models.plans.deleteOne({ accountId, _id: `${accountId}:${nameKey(name)}` })).deletedCount === 1
+      );
+    } finally {
+      this.planCache.drop(`${accountId}:${nameKey(name)}`);
+    }
   }
 
   async planUsingSkill(accountId: string, skill: string): Promise<string | null> {

@@ -66,12 +66,23 @@ export class InteractionRepository {
   /** Inserts of concurrent Invocations share bulk writes (group commit); true for each duplicate. */
   private readonly inserts: GroupCommit<Doc, boolean>;
   private readonly keyClaims: GroupCommit<{ accountId: string; key: string; interactionId: string; at: number }, null>;
+  /** First claims of release keys (inserts): true for each refused because a claim exists. */
+  private readonly keyInserts: GroupCommit<Doc, boolean>;
 
   constructor(private readonly models: Models) {
     this.inserts = new GroupCommit(async (docs) => {
       const dup = new Set<number>();
       try {
         await forAccounts(this.models.interactions).insertMany(docs as never[], { ordered: false });
+      } catch (err) {
+        for (const i of duplicateIndexes(err)) dup.add(i);
+      }
+      return docs.map((_, i) => dup.has(i));
+    });
+    this.keyInserts = new GroupCommit(async (docs) => {
+      const dup = new Set<number>();
+      try {
+        await forAccounts(this.models.externalIds).insertMany(docs as never[], { ordered: false });
       } catch (err) {
         for (const i of duplicateIndexes(err)) dup.add(i);
       }
@@ -162,6 +173,57 @@ export class InteractionRepository {
       }),
     );
     return new Map(found.filter((f): f is readonly [string, string] => f !== null));
+  }
+
+  /**
+   * Claims the release keys of dispatches about to be processed, before anything is processed: one insert
+   * per key (shared with concurrent Invocations), so a key nobody holds costs no read. Only refused keys
+   * are read back: a claim naming the same interaction (a resumed dispatch) is ours; one naming a live
+   * interaction under that key is reported in `live`; any other is left behind by an ended interaction or
+   * a crash (stale), and `claimKeys` takes it over at insert time. `inserted`: key → interaction id of the
+   * claims this call wrote (withdrawn with `withdrawKeys` if the Invocation is refused or does not use them).
+   */
+  async claimNewKeys(
+    accountId: string,
+    claims: { key: string; interactionId: string }[],
+  ): Promise<{ inserted: Map<string, string>; live: Map<string, string> }> {
+    const inserted = new Map<string, string>();
+    const live = new Map<string, string>();
+    const byKey = new Map<string, { key: string; interactionId: string }>();
+    for (const c of claims) if (!byKey.has(c.key)) byKey.set(c.key, c);
+    const unique = [...byKey.values()];
+    if (!unique.length) return { inserted, live };
+    const at = Date.now();
+    const refused = await this.keyInserts.add(
+      unique.map((c) => ({ _id: `${accountId}:${c.key}`, accountId, interactionId: c.interactionId, createdAt: at })),
+    );
+    const reread: { key: string; interactionId: string }[] = [];
+    unique.forEach((c, i) => {
+      if (refused[i]) reread.push(c);
+      else inserted.set(c.key, c.interactionId);
+    });
+    await Promise.all(
+      reread.map(async ({ key, interactionId }) => {
+        const claim = await this.models.externalIds.findOne({ accountId, _id: `${accountId}:${key}` }).lean<Doc>();
+        if (!claim || claim.interactionId === interactionId) return;
+        const doc = await this.models.interactions
+          .findOne({ accountId, _id: claim.interactionId }, { liveKey: 1 })
+          .lean<Doc>();
+        if (doc?.liveKey === key) live.set(key, doc._id as string);
+      }),
+    );
+    return { inserted, live };
+  }
+
+  /** Withdraws key claims `claimNewKeys` wrote for an Invocation refused before processing (one bulk write). */
+  async withdrawKeys(accountId: string, claims: { key: string; interactionId: string }[]): Promise<void> {
+    if (!claims.length) return;
+    await this.models.externalIds.bulkWrite(
+      claims.map((c) => ({
+        deleteOne: { filter: { accountId, _id: `${accountId}:${c.key}`, interactionId: c.interactionId } },
+      })),
+      { ordered: false },
+    );
   }
 
   /** Records the externalId claims of interactions about to be inserted (before the insert). */

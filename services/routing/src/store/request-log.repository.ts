@@ -90,10 +90,10 @@ export class RequestLogRepository {
   /** Withdraws claims of an Invocation that was refused before processing anything. */
   async unclaim(accountId: string, requestIds: string[]): Promise<void> {
     if (!requestIds.length) return;
-    await this.models.requests.deleteMany({
-      accountId,
-      _id: { $in: requestIds.map((r) => idOf(accountId, r)) },
-      status: 'pending',
-    });
+    // One delete per `_id` in one bulk write: the portable store serves `_id` equality from its index, `$in` by a scan.
+    await this.models.requests.bulkWrite(
+      requestIds.map((r) => ({ deleteOne: { filter: { accountId, _id: idOf(accountId, r), status: 'pending' } } })),
+      { ordered: false },
+    );
   }
 }

@@ -1,4 +1,6 @@
 import { eventually } from '@cc/testing';
+import mongoose from 'mongoose';
+import { releaseKey } from '../../src/domain/interaction';
 import { Api, expectOk } from '../support/api';
 import { Harness } from '../support/harness';
 
@@ -19,6 +21,22 @@ async function freshAccount(): Promise<Api> {
 
 const count = (collection: string, accountId: string) =>
   h.withDb((db) => db.collection(collection).countDocuments({ accountId }));
+
+/** The store commands (collection.method) the in-process service sends while `fn` runs. */
+async function commandsDuring(fn: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const previous = mongoose.get('debug');
+  mongoose.set('debug', function (this: unknown, collection: string, method: string, ...rest: unknown[]) {
+    seen.push(`${collection}.${method}`);
+    if (typeof previous === 'function') previous.call(this, collection, method, ...rest);
+  });
+  try {
+    await fn();
+  } finally {
+    mongoose.set('debug', previous);
+  }
+  return seen;
+}
 
 describe('validation', () => {
   it('an invalid object anywhere → 400 naming each bad object by pointer, and nothing is processed', async () => {
@@ -300,6 +318,77 @@ describe('release by externalId', () => {
     // The losers' externalId claims must not hide the winner (they overwrote the claim before losing).
     const release = expectOk(await api.invoke({ requests: [{ action: 'release', externalId: 'race' }] }));
     expect(release.body.results[0]).toMatchObject({ outcome: 'released', interactionId: winner.interactionId });
+  });
+
+  it('a new externalId, route and plan already read cost no read: the externalId is claimed by insert', async () => {
+    const api = await freshAccount();
+    expectOk(await api.invoke({ requests: [{ externalId: 'warm', route: 'Support' }] }));
+    const sent = await commandsDuring(async () =>
+      expectOk(await api.invoke({ requests: [{ requestId: 'cold-1', externalId: 'cold', route: 'Support' }] })),
+    );
+    // (The routing pass the dispatch wakes reads the account's live interactions and agents: not Invoke's.)
+    const reads = sent.filter(
+      (c) =>
+        /\.(find|findOne|countDocuments|aggregate)$/.test(c) &&
+        /^(external_ids|routes|interaction_plans|skills|providers|invoke_requests)\./.test(c),
+    );
+    expect(reads).toEqual([]);
+    expect(sent).toEqual(expect.arrayContaining(['external_ids.insertMany', 'interactions.insertMany']));
+    expect(sent).not.toContain('external_ids.bulkWrite');
+    const release = expectOk(await api.invoke({ requests: [{ action: 'release', externalId: 'cold' }] }));
+    expect(release.body.results[0].outcome).toBe('released');
+  });
+
+  it('a claim left behind (an interaction never inserted, or ended) does not block the externalId', async () => {
+    const api = await freshAccount();
+    await h.withDb((db) =>
+      db.collection('external_ids').insertOne({
+        _id: `${api.accountId}:${releaseKey(null, 'ghost')}` as never,
+        accountId: api.accountId,
+        interactionId: 'gone',
+        createdAt: 0,
+      }),
+    );
+    const d = expectOk(await api.invoke({ requests: [{ externalId: 'ghost', route: 'Support' }] }));
+    expect(d.body.results[0].outcome).toBe('queued');
+    const release = expectOk(await api.invoke({ requests: [{ action: 'release', externalId: 'ghost' }] }));
+    expect(release.body.results[0]).toMatchObject({
+      outcome: 'released',
+      interactionId: d.body.results[0].interactionId,
+    });
+  });
+
+  it('a refused Invocation withdraws the externalId and requestId claims it wrote', async () => {
+    const api = await freshAccount();
+    expectOk(await api.invoke({ requests: [{ externalId: 'held', route: 'Support' }] }));
+    const refused = await api.invoke({
+      requests: [
+        { requestId: 'w-1', externalId: 'new-a', route: 'Support' },
+        { requestId: 'w-2', externalId: 'held', route: 'Support' },
+      ],
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body.errors).toEqual([expect.objectContaining({ pointer: '/requests/1/externalId' })]);
+    expect(await count('external_ids', api.accountId)).toBe(1);
+    expect(await count('invoke_requests', api.accountId)).toBe(0);
+    expect(await count('interactions', api.accountId)).toBe(1);
+  });
+
+  it('an externalId claim that dedupe leaves unused is withdrawn (a repeated requestId)', async () => {
+    const api = await freshAccount();
+    const body = { requests: [{ requestId: 'again', externalId: 'ended', route: 'Support' }] };
+    const first = expectOk(await api.invoke(body));
+    expectOk(await api.invoke({ requests: [{ action: 'release', externalId: 'ended' }] }));
+    // The released interaction's claim is gone, as once it is archived.
+    await h.withDb((db) => db.collection('external_ids').deleteMany({ accountId: api.accountId }));
+    const repeat = expectOk(await api.invoke(body));
+    expect(repeat.body.results[0]).toMatchObject({
+      duplicate: true,
+      interactionId: first.body.results[0].interactionId,
+      outcome: 'queued',
+    });
+    // The repeat claimed 'ended' under a new interaction id it then did not use: withdrawn.
+    expect(await count('external_ids', api.accountId)).toBe(0);
   });
 
   it('requires the provider the interaction was dispatched with', async () => {
