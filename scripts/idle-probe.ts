@@ -13,7 +13,8 @@
  * (consumer groups and databases of their own, so a suite started elsewhere on the same broker and store keeps its
  * partitions and documents), IDLE_STRACE=1 (count each process's system calls with `strace -f -c` over the windows:
  * `epoll_wait` calls are its wake-ups; strace slows the process, so do not read CPU from such a run), IDLE_CPU_PROF
- * (a folder: each service runs with `node --cpu-prof` and writes its profile there at exit).
+ * (a folder: each service runs with `node --cpu-prof` and writes its profile there at exit), IDLE_ROOT (run the
+ * services of another checkout, e.g. the base of a change, with this probe).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,7 +22,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { services } from '../deploy/local/services';
 
-const root = resolve(__dirname, '..');
+const root = process.env.IDLE_ROOT ?? resolve(__dirname, '..'); // another checkout's services, for an A/B
 const out = process.argv[2] ?? 'idle-probe.json';
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg > 0 ? process.argv[onlyArg + 1]?.split(',') : undefined;
