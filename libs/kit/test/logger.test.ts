@@ -3,7 +3,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { CapturedLogs } from '../../testing/src/logs';
-import { createLogger } from '../src/logger';
+import { batchedStdout, createLogger } from '../src/logger';
 
 describe('createLogger', () => {
   it('writes JSON lines with the service name and redacts secrets and phone numbers', () => {
@@ -42,7 +42,7 @@ describe('log redaction (issue 19 item 3)', () => {
 });
 
 describe('batchedStdout', () => {
-  it('gets lines out without an exit or a full buffer (periodic flush), and the rest at exit', () => {
+  it('gets lines out without an exit or a full buffer (flush after a line), and the rest at exit', () => {
     // A child process whose stdout is a file: after the flush interval it reads that file itself (what has left).
     const out = resolve(mkdtempSync(resolve(tmpdir(), 'kit-log-')), 'stdout.log');
     const fd = openSync(out, 'w');
@@ -69,5 +69,20 @@ describe('batchedStdout', () => {
         .map((l) => (JSON.parse(l) as { msg: string }).msg);
     expect(msgs(run.stderr)).toEqual(['early']);
     expect(msgs(readFileSync(out, 'utf8'))).toEqual(['early', 'late']);
+  });
+
+  it('arms no timer while no line waits: an idle process is not woken to flush nothing', () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      const stream = batchedStdout(4096, 50);
+      expect(jest.getTimerCount()).toBe(0); // sonic-boom's periodicFlush kept an interval: 4 wake-ups/s at 250 ms
+      stream.write(''); // a line (empty: nothing reaches the test's stdout)
+      stream.write('');
+      expect(jest.getTimerCount()).toBe(1); // one flush for every line waiting
+      jest.advanceTimersByTime(50);
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
