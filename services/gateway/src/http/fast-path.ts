@@ -112,6 +112,10 @@ export function withFastPath(app: RequestListener, deps: FastPathDeps): RequestL
     jsonLimitBytes: deps.bodyLimitBytes,
     mediaLimitBytes: deps.mediaBodyLimitBytes ?? deps.bodyLimitBytes,
   };
+  // The access line's shape is fixed and holds nothing to censor (the URL's query is censored by redactQuery, the
+  // request id is one the gateway accepts or made): written without pino's redact paths and the deep redaction,
+  // which cost ~5 % of the gateway's CPU per request for a line that never changes. Same destination and format.
+  const accessLog = deps.logger.child({}, { redact: [], formatters: { log: (o: object) => o } });
 
   const serve = async (req: IncomingMessage, res: ServerResponse, c: FastPathCandidate, principal: Principal) => {
     const startedAt = Date.now();
@@ -139,7 +143,7 @@ export function withFastPath(app: RequestListener, deps: FastPathDeps): RequestL
       const elapsedMs = Date.now() - startedAt;
       deps.metrics.httpDuration.observe({ method, route: c.route.rule.name, status: String(status) }, elapsedMs / 1000);
       const level = aborted || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
-      deps.logger[level](
+      accessLog[level](
         {
           req: { id: requestId, method, url: redactQuery(req.url ?? '') },
           res: { statusCode: status },
