@@ -13,7 +13,7 @@ import {
   startSpan,
   traceparentOf,
 } from '@cc/kit';
-import { allowedMethods, type ResolvedRoute, resolveRoute, unsafePathReason } from '../domain/route-table';
+import { methodAllowed, type ResolvedRoute, resolveRoute, unsafePathReason } from '../domain/route-table';
 import { v0Scope } from '../domain/token-claims';
 import type { AccountLimits } from '../identity/account-limits';
 import { takeAllowance, type V0DeprecationMarker } from './guard.middleware';
@@ -76,8 +76,7 @@ export function fastPathCandidate(
   if (probes.has(path) || unsafePathReason(path)) return undefined;
   const route = resolveRoute(path);
   if (!route || route.rule.target === 'gateway' || route.rule.access.kind === 'public') return undefined;
-  const allowed = allowedMethods(path);
-  if (allowed && !allowed.includes(method)) return undefined;
+  if (!methodAllowed(path, method)) return undefined;
   const auth = h.authorization;
   const token = auth ? bearer.exec(auth)?.[1] : undefined;
   if (!token || countHeader(req.rawHeaders, 'authorization') > 1) return undefined;
