@@ -132,6 +132,8 @@ export function unsafePathReason(rawPath: string): string | undefined {
 interface Operation {
   pattern: RegExp;
   methods: Set<string>;
+  /** The template's first path segment when it is literal (`stats` of `/stats/{id}`), else undefined. */
+  first?: string;
 }
 
 const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
@@ -151,7 +153,8 @@ export function operationsOf(documents: Record<string, { paths?: Record<string, 
           .map((k) => k.toUpperCase()),
       );
       if (methods.has('GET')) methods.add('HEAD');
-      ops.push({ pattern: new RegExp(`^${source}$`), methods });
+      const first = template.split('/')[1] ?? '';
+      ops.push({ pattern: new RegExp(`^${source}$`), methods, ...(first.includes('{') ? {} : { first }) });
     }
   }
   return ops;
@@ -159,12 +162,45 @@ export function operationsOf(documents: Record<string, { paths?: Record<string, 
 
 const documented = operationsOf(openApiDocuments as unknown as Parameters<typeof operationsOf>[0]);
 
+/** A path's first segment (`stats` of `/stats/agent-activities`). */
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return end < 0 ? path.slice(1) : path.slice(1, end);
+}
+
+/**
+ * The documented operations a path can match, by its first segment: those whose template starts with that literal
+ * segment and those starting with a parameter (the only ones for any other segment). A request tries its few
+ * instead of every documented operation.
+ */
+const bySegment = new Map<string, Operation[]>();
+const anySegment = documented.filter((op) => op.first === undefined);
+for (const op of documented) {
+  if (op.first === undefined) continue;
+  const ops = bySegment.get(op.first) ?? [...anySegment];
+  ops.push(op);
+  bySegment.set(op.first, ops);
+}
+const candidatesOf = (path: string, ops: Operation[]) =>
+  ops === documented ? (bySegment.get(firstSegment(path)) ?? anySegment) : ops;
+
 /**
  * The methods the OpenAPI documents allow on a path, or undefined when no document names the path (the owning
  * service then decides). A documented path called with another method is a 405.
  */
 export function allowedMethods(path: string, ops: Operation[] = documented): string[] | undefined {
   const methods = new Set<string>();
-  for (const op of ops) if (op.pattern.test(path)) for (const m of op.methods) methods.add(m);
+  for (const op of candidatesOf(path, ops)) if (op.pattern.test(path)) for (const m of op.methods) methods.add(m);
   return methods.size ? [...methods].sort() : undefined;
+}
+
+/** Whether `method` may be used on `path`: `allowedMethods` includes it, or no document names the path. */
+export function methodAllowed(path: string, method: string, ops: Operation[] = documented): boolean {
+  let documentedPath = false;
+  for (const op of candidatesOf(path, ops)) {
+    if (!op.pattern.test(path)) continue;
+    if (op.methods.has(method)) return true;
+    documentedPath = true;
+  }
+  return !documentedPath;
 }

@@ -13,7 +13,7 @@ import {
   startSpan,
   traceparentOf,
 } from '@cc/kit';
-import { allowedMethods, type ResolvedRoute, resolveRoute, unsafePathReason } from '../domain/route-table';
+import { methodAllowed, type ResolvedRoute, resolveRoute, unsafePathReason } from '../domain/route-table';
 import { v0Scope } from '../domain/token-claims';
 import type { AccountLimits } from '../identity/account-limits';
 import { takeAllowance, type V0DeprecationMarker } from './guard.middleware';
@@ -76,8 +76,7 @@ export function fastPathCandidate(
   if (probes.has(path) || unsafePathReason(path)) return undefined;
   const route = resolveRoute(path);
   if (!route || route.rule.target === 'gateway' || route.rule.access.kind === 'public') return undefined;
-  const allowed = allowedMethods(path);
-  if (allowed && !allowed.includes(method)) return undefined;
+  if (!methodAllowed(path, method)) return undefined;
   const auth = h.authorization;
   const token = auth ? bearer.exec(auth)?.[1] : undefined;
   if (!token || countHeader(req.rawHeaders, 'authorization') > 1) return undefined;
@@ -112,6 +111,10 @@ export function withFastPath(app: RequestListener, deps: FastPathDeps): RequestL
     jsonLimitBytes: deps.bodyLimitBytes,
     mediaLimitBytes: deps.mediaBodyLimitBytes ?? deps.bodyLimitBytes,
   };
+  // The access line's shape is fixed and holds nothing to censor (the URL's query is censored by redactQuery, the
+  // request id is one the gateway accepts or made): written without pino's redact paths and the deep redaction,
+  // which cost ~5 % of the gateway's CPU per request for a line that never changes. Same destination and format.
+  const accessLog = deps.logger.child({}, { redact: [], formatters: { log: (o: object) => o } });
 
   const serve = async (req: IncomingMessage, res: ServerResponse, c: FastPathCandidate, principal: Principal) => {
     const startedAt = Date.now();
@@ -139,7 +142,7 @@ export function withFastPath(app: RequestListener, deps: FastPathDeps): RequestL
       const elapsedMs = Date.now() - startedAt;
       deps.metrics.httpDuration.observe({ method, route: c.route.rule.name, status: String(status) }, elapsedMs / 1000);
       const level = aborted || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
-      deps.logger[level](
+      accessLog[level](
         {
           req: { id: requestId, method, url: redactQuery(req.url ?? '') },
           res: { statusCode: status },

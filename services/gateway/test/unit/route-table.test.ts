@@ -1,4 +1,11 @@
-import { allowedMethods, operationsOf, resolveRoute, unsafePathReason } from '../../src/domain/route-table';
+import { openApiDocuments } from '@cc/contracts';
+import {
+  allowedMethods,
+  methodAllowed,
+  operationsOf,
+  resolveRoute,
+  unsafePathReason,
+} from '../../src/domain/route-table';
 
 describe('route table', () => {
   it.each([
@@ -104,5 +111,27 @@ describe('route table', () => {
     const ops = operationsOf({ d: { paths: { '/a/{id}.json': { get: {}, parameters: {} } } } });
     expect(allowedMethods('/a/x.json', ops)).toEqual(['GET', 'HEAD']);
     expect(allowedMethods('/a/xyjson', ops)).toBeUndefined();
+  });
+
+  it("answers from the operations of the path's first segment as a search of every operation would", () => {
+    const docs = openApiDocuments as unknown as Parameters<typeof operationsOf>[0];
+    const every = operationsOf(docs); // another array: searched whole, not by segment
+    const paths = Object.values(docs).flatMap((d) =>
+      Object.keys(d.paths ?? {}).map((t) => t.replace(/\{[^}]+\}/g, 'x1')),
+    );
+    paths.push('/', '/x1', '/stats', '/stats/', '/nowhere/at/all', '/v0/acme/statistics/x1');
+    for (const path of paths) {
+      expect(allowedMethods(path)).toEqual(allowedMethods(path, every));
+      for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'])
+        expect(methodAllowed(path, method)).toBe(
+          !allowedMethods(path, every) || allowedMethods(path, every)?.includes(method),
+        );
+    }
+  });
+
+  it('allows a method on an undocumented path and refuses one a documented path does not name', () => {
+    expect(methodAllowed('/stats/agent-activities', 'GET')).toBe(true);
+    expect(methodAllowed('/stats/agent-activities', 'POST')).toBe(false);
+    expect(methodAllowed('/stats/not-documented', 'DELETE')).toBe(true);
   });
 });
