@@ -383,19 +383,24 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
         }
         if (events.length) {
           try {
-            await withSpan(
-              service,
-              `${topic} process`,
-              {
-                kind: SpanKind.CONSUMER,
-                attributes: {
-                  'messaging.system': 'kafka',
-                  'messaging.destination.name': topic,
-                  'messaging.batch.message_count': events.length,
+            const run = async () => handleBatch(events, { topic, partition, log });
+            // Under `spans: 'batch'` the batch's span is already open: no second one around the same work.
+            if (batchSpan) await run();
+            else {
+              await withSpan(
+                service,
+                `${topic} process`,
+                {
+                  kind: SpanKind.CONSUMER,
+                  attributes: {
+                    'messaging.system': 'kafka',
+                    'messaging.destination.name': topic,
+                    'messaging.batch.message_count': events.length,
+                  },
                 },
-              },
-              async () => handleBatch(events, { topic, partition, log }),
-            );
+                run,
+              );
+            }
           } catch (err) {
             log.warn(
               { err: (err as Error).message, topic, partition, events: events.length },

@@ -4,6 +4,7 @@ import { fullFormats } from 'ajv-formats/dist/formats';
 import {
   agentSummariesQuery,
   bodyValidator,
+  eventTimeMs,
   invocation,
   type JsonSchema,
   providerSettings,
@@ -207,5 +208,24 @@ describe('toViolations', () => {
     expect(toViolations([rootError], { rootLabel: 'query' })).toEqual([
       { pointer: '', message: 'query must be an object' },
     ]);
+  });
+});
+
+describe('eventTimeMs', () => {
+  it("reads the events' own shape as Date.parse does, and nothing else", () => {
+    for (const t of ['2024-05-01T08:15:00.000Z', '2024-02-29T23:59:59.999Z', '1970-01-01T00:00:00.000Z']) {
+      expect(eventTimeMs(t)).toBe(Date.parse(t));
+    }
+    for (const t of [
+      '2023-02-29T00:00:00.000Z', // no such day
+      '2024-05-01T24:00:00.000Z',
+      '2024-05-01T08:15:00Z', // another precision
+      '2024-05-01T08:15:00.000+00:00',
+      '0050-05-01T08:15:00.000Z', // Date.UTC would read it as 1950
+      '2024-0a-01T08:15:00.000Z',
+      '',
+    ]) {
+      expect(eventTimeMs(t)).toBeUndefined();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import type { PresenceState } from '@cc/contracts';
+import { eventTimeMs, type PresenceState } from '@cc/contracts';
 import type { Direction, Interval, Outcome, Segment } from './buckets';
 
 /** The fields of the agent-activity events summaries read (the rest is ignored). */
@@ -34,28 +34,11 @@ export interface EventIntervals {
   opened: Interval[];
 }
 
-/** Two or more digits at `at` as a number (the caller checked the shape). */
-const num = (s: string, at: number, n: number) => {
-  let v = 0;
-  for (let i = at; i < at + n; i++) v = v * 10 + s.charCodeAt(i) - 48;
-  return v;
-};
 /**
- * Epoch ms of an event time. The contracts give every event time one shape (`2024-05-01T08:15:00.000Z`, validated
- * before this runs): read field by field, a few times faster than `Date.parse`, which stays for any other shape.
+ * Epoch ms of an event time: the contracts' one shape (`2024-05-01T08:15:00.000Z`, validated before this runs) read
+ * field by field, a few times faster than `Date.parse`, which stays for any other shape.
  */
-export const ms = (iso: string): number =>
-  iso.length === 24 && iso.charCodeAt(23) === 90 && iso.charCodeAt(10) === 84 && iso.charCodeAt(19) === 46
-    ? Date.UTC(
-        num(iso, 0, 4),
-        num(iso, 5, 2) - 1,
-        num(iso, 8, 2),
-        num(iso, 11, 2),
-        num(iso, 14, 2),
-        num(iso, 17, 2),
-        num(iso, 20, 3),
-      )
-    : Date.parse(iso);
+export const ms = (iso: string): number => eventTimeMs(iso) ?? Date.parse(iso);
 const direction = (d: string): Direction => (d === 'Outbound' ? 'outbound' : d === 'Internal' ? 'internal' : 'inbound');
 // Interval keys become field names in the store: no '.' and no leading '$'.
 const safe = (s: string) => s.replace(/[.$]/g, '_');
