@@ -102,6 +102,13 @@ export interface ConsumerOptions {
    */
   writesInFlight?: number;
   /**
+   * With `writesInFlight`: how long `disconnect`/`stop` wait for the writes in flight to land and their offsets to
+   * be committed (default 10 s). A write still running then is given up: its batches stay uncommitted and are
+   * redelivered to the next owner (which rewrites the same keys), so a slow store cannot hold a shutdown past its
+   * deadline.
+   */
+  drainTimeoutMs?: number;
+  /**
    * `'event'` (default): a CONSUMER span per event, continuing the producer's trace, whose traceparent the handler
    * sees as the event's. `'batch'`: one CONSUMER span per fetched batch (a root, with the batch's size and offsets);
    * the handler runs inside it and sees each event's own traceparent. For consumers that send nothing on from what
@@ -190,6 +197,12 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   const lanes = new Map<string, { tail: Promise<void>; epoch: number }>();
   const inFlight = new Set<Promise<void>>();
   let draining = false;
+  // Resolved when a shutdown's drain gives up on the writes in flight: every wait for a write ends, nothing commits.
+  let gaveUp = false;
+  let giveUp!: () => void;
+  const givenUp = new Promise<void>((r) => {
+    giveUp = r;
+  });
   consumer.on(consumer.events.GROUP_JOIN, () => {
     for (const lane of lanes.values()) lane.epoch++;
   });
@@ -343,18 +356,21 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
           await pipelined(lane, handled, lastDone);
         } else {
           // While draining, earlier pipelined commits of this partition land first; after a failed one, none here.
-          if (lane) await lane.tail;
-          const current = !lane || lane.epoch === epoch;
+          // A drain that gave up waits for nothing more, and commits nothing (see `drainTimeoutMs`).
+          if (lane) await Promise.race([lane.tail, givenUp]);
+          let current = !lane || lane.epoch === epoch;
           // Buffered writes first: a failed flush leaves the whole batch uncommitted (redelivered).
-          if (opts.flush && (handled.length || lastDone !== undefined)) {
+          if (opts.flush && (handled.length || lastDone !== undefined) && !gaveUp) {
             // A slow store must not cost the group membership: keep heartbeating while the batch is written.
             const beat = setInterval(() => void heartbeat().catch(() => undefined), heartbeatMs);
             try {
-              await opts.flush({ topic, partition, log });
+              const write = opts.flush({ topic, partition, log });
+              await (lane ? Promise.race([write, givenUp]) : write);
             } finally {
               clearInterval(beat);
             }
           }
+          if (gaveUp) current = false;
           // Mark, then commit (offset of the next message to read) only what was handled or dead-lettered.
           if (current && handled.length) await opts.deduper?.markMany(handled);
           if (current && lastDone !== undefined) {
@@ -456,7 +472,7 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
         if (inFlight.size <= depth) return;
         const beat = setInterval(() => void heartbeat().catch(() => undefined), heartbeatMs);
         try {
-          while (inFlight.size > depth) await Promise.race(inFlight);
+          while (inFlight.size > depth && !gaveUp) await Promise.race([...inFlight, givenUp]);
         } finally {
           clearInterval(beat);
         }
@@ -522,10 +538,22 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     },
   });
   if (depth > 0) {
-    // Stopping: later batches wait for their own writes, and the pipelined commits land while still a group member.
+    // Stopping: later batches wait for their own writes, and the pipelined commits land while still a group member,
+    // for up to `drainTimeoutMs`; then the writes still running are given up (their batches are redelivered).
+    const drainMs = opts.drainTimeoutMs ?? 10_000;
     const drain = async () => {
       draining = true;
-      await Promise.all([...inFlight]);
+      const timer = setTimeout(() => {
+        gaveUp = true;
+        for (const lane of lanes.values()) lane.epoch++; // a write landing later commits nothing
+        log.warn(
+          { writesInFlight: inFlight.size, drainTimeoutMs: drainMs },
+          'writes still running at shutdown were given up; their batches are redelivered',
+        );
+        giveUp();
+      }, drainMs);
+      await Promise.race([Promise.all([...inFlight]), givenUp]);
+      clearTimeout(timer);
     };
     const stop = consumer.stop.bind(consumer);
     const disconnect = consumer.disconnect.bind(consumer);

@@ -282,6 +282,32 @@ describe('pipelined writes (writesInFlight)', () => {
     await eventually(async () => (await committed(group, topic)) === 2, { what: 'both committed after the write' });
   });
 
+  it('gives up a write that outlasts the drain at shutdown: disconnect returns, nothing commits, the next owner gets the batch', async () => {
+    const { topic, group } = await topicPair();
+    const handled: string[] = [];
+    let flushes = 0;
+    const c = await consume(topic, group, async (e) => void handled.push(e.id), {
+      writesInFlight: 8,
+      drainTimeoutMs: 300,
+      flush: async () => {
+        flushes++;
+        await new Promise(() => undefined); // a store write that never lands
+      },
+    });
+    const e = placed(5, 'c');
+    await producer.publish(topic, [e]);
+    await eventually(() => handled.includes(e.id) && flushes >= 1, { what: 'batch handled, its write started' });
+    await c.disconnect(); // before drainTimeoutMs existed, this waited for the write forever
+    expect(await committed(group, topic)).toBe(0);
+    const next: string[] = [];
+    await consume(topic, group, async (ev) => void next.push(ev.id), {
+      writesInFlight: 8,
+      flush: async () => undefined,
+    });
+    await eventually(() => next.includes(e.id), { what: 'the given-up batch redelivered to the next owner' });
+    await eventually(async () => (await committed(group, topic)) === 1, { what: 'committed by the next owner' });
+  });
+
   it('rewinds a partition whose write failed: its events are handled again and committed after a good write', async () => {
     const { topic, group } = await topicPair();
     const handled: string[] = [];

@@ -84,7 +84,10 @@ export interface Runtime {
   consume(opts: Pick<ConsumerOptions, 'groupId' | 'topics' | 'handler'> & Partial<ConsumerOptions>): Promise<Consumer>;
   /** Builds the HTTP app, listens (port 0: any free port), and installs graceful shutdown. */
   listen(routes: (app: Express) => void): Promise<Server>;
-  /** Runs an extra step at shutdown, after consumers stop and before the producer and store close. */
+  /**
+   * Runs an extra step at shutdown (steps in the order registered), after the consumers stop and before the
+   * outbox relays, the producer and the store close.
+   */
   onShutdown(name: string, run: () => Promise<void>): void;
   /** The base URL the service listens on (after {@link Runtime.listen}). */
   url(): string;
@@ -94,7 +97,7 @@ export interface Runtime {
 
 /**
  * Connects a service to its store and to Kafka (failing readiness, not the process, while either is
- * down after start) and orders shutdown: HTTP, consumers, relay, producer, store.
+ * down after start) and orders shutdown: HTTP, consumers, the service's own steps, relays, producer, store.
  */
 export async function startRuntime(opts: {
   name: string;
@@ -148,9 +151,14 @@ export async function startRuntime(opts: {
     { intervalMs: config.EXPIRY_INTERVAL_MS ?? 3_600_000, logger: logger.child({ component: 'expiry' }) },
   );
 
+  // The relays' step is where a service's own steps go (see onShutdown).
+  const relayStep: ShutdownStep = {
+    name: 'outbox relay',
+    run: async () => void (await Promise.all(relays.map((r) => r.stop()))),
+  };
   const steps: ShutdownStep[] = [
     { name: 'consumers', run: async () => void (await Promise.all(consumers.map((c) => c.disconnect()))) },
-    { name: 'outbox relay', run: async () => void (await Promise.all(relays.map((r) => r.stop()))) },
+    relayStep,
     { name: 'expiry', run: () => expiry.stop() },
     { name: 'producer', run: () => producer.disconnect() },
     { name: 'store', run: () => conn.close() },
@@ -188,7 +196,18 @@ export async function startRuntime(opts: {
       await topicsReady([...c.topics, dlq]);
       if (!consumers.length) await ensureIndexes([processedEventsModel(conn)]); // `at`, for expiry
       const deduper = mongoDeduper(conn, c.groupId);
-      const consumer = await startConsumer({ kafka, schemas, producer, logger, metrics, deduper, ...c });
+      // Writes still running at shutdown get 40 % of its deadline to land; the rest is for the steps after.
+      const drainTimeoutMs = Math.floor(config.SHUTDOWN_DEADLINE_MS * 0.4);
+      const consumer = await startConsumer({
+        kafka,
+        schemas,
+        producer,
+        logger,
+        metrics,
+        deduper,
+        drainTimeoutMs,
+        ...c,
+      });
       consumers.push(consumer);
       return consumer;
     },
@@ -222,7 +241,10 @@ export async function startRuntime(opts: {
       return listening;
     },
     onShutdown(stepName, run) {
-      steps.splice(steps.length - 2, 0, { name: stepName, run });
+      // After the consumers (no new input) and the steps registered before it, while the relays, the producer
+      // and the store still work: a step that drains work (a pipeline writing outcomes, an engine's pass) may
+      // still write and publish. (It used to run after the producer had disconnected.)
+      steps.splice(steps.indexOf(relayStep), 0, { name: stepName, run });
     },
     url() {
       if (!server) throw new Error('not listening');

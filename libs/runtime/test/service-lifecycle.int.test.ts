@@ -15,6 +15,9 @@ it('a service becomes ready on the real broker and store, serves metrics, and ex
       KAFKA_BROKERS: infra.kafkaBrokers.join(','),
       MONGO_URL: infra.mongoUrl,
       MONGO_DB: freshName('cc_stat'),
+      // A group of its own: joining a group that a killed process still holds waits out that member's
+      // session, and a SIGTERM during the join waits with it.
+      KAFKA_GROUP_ID: freshName('stat_lifecycle'),
       LOG_LEVEL: 'warn',
     },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -94,7 +94,7 @@ export async function startService(
   };
 
   const consumer = notifierConsumer({ deliveries, providers, interactions, box, pipeline: live });
-  // Shutdown order (runtime): HTTP, consumers, outbox relay, then this step, then producer and store.
+  // Shutdown order (runtime): HTTP, consumers, then this step, then the outbox relays, producer and store.
   runtime.onShutdown('pipeline', async () => {
     await consumer.drain().catch(() => undefined);
     await live.stop();
