@@ -42,6 +42,11 @@ interface Located {
   plan: Plan;
 }
 
+interface Dispatched {
+  rec: InteractionRecord;
+  events: ReturnType<typeof toCloudEvents>;
+}
+
 /**
  * POST /interactions/Invoke: everything is checked before anything is processed (provider, routes,
  * plans, skills, requestId conflicts, externalIds in use; requestIds are claimed to be checked, and the
@@ -80,18 +85,29 @@ export class InvokeService {
     // The dispatches' externalIds are claimed the same way, at the same time, under those ids: a new
     // externalId costs no read; only refused claims are read back, to tell a live interaction from a
     // stale claim. Claims that dedupe leaves unused (a resumed or duplicate requestId) are withdrawn.
+    // Each dispatch's plan runs now, in memory, so its claim records the outcome: a dispatch claim never
+    // needs a completion write (its interaction existing is what completes it, see `settled`).
+    const now = Date.now();
     const fresh = new Map<string, StoredOutcome>();
     const preassigned = new Map<number, string>();
+    const built = new Map<number, Dispatched>();
     const wantKeys: { key: string; interactionId: string }[] = [];
     for (const r of requests) {
       let id: string | null = null;
+      let outcome: StoredOutcome['outcome'] = null;
       if (r.action === 'dispatch') {
-        id = (r.requestId !== null ? fresh.get(r.requestId)?.interactionId : undefined) ?? randomUUID();
+        const earlier = r.requestId !== null ? fresh.get(r.requestId) : undefined;
+        id = earlier?.interactionId ?? randomUUID();
         preassigned.set(r.index, id);
+        if (!earlier) {
+          const d = this.dispatched(accountId, r, id, provider, located.get(r.index) as Located, now, traceparent);
+          built.set(r.index, d);
+          outcome = d.rec.state === 'ended' ? 'released' : 'queued';
+        }
         if (r.externalId !== null) wantKeys.push({ key: keyOf(r.externalId), interactionId: id });
       }
       // The first object of a requestId is the one claimed (and processed).
-      if (r.requestId !== null && !fresh.has(r.requestId)) fresh.set(r.requestId, this.pending(r, id));
+      if (r.requestId !== null && !fresh.has(r.requestId)) fresh.set(r.requestId, this.pending(r, id, outcome));
     }
     const [taken, keyed] = await Promise.all([
       this.ctx.requests.claim(accountId, [...fresh.values()]),
@@ -103,16 +119,20 @@ export class InvokeService {
     /** Key claims written above and used by a dispatch processed under the same id. */
     const keysInserted = new Map<string, string>();
     let live: Map<string, string>;
+    /** A retry found its dispatch stored by an attempt that may have stopped before its wake. */
+    let resolvedQueued = false;
     try {
-      const stored = taken.size ? await this.ctx.requests.find(accountId, [...taken]) : new Map();
+      const stored = taken.size ? await this.settled(accountId, [...taken]) : new Map<string, StoredOutcome>();
       // A taken claim that is gone again was withdrawn by a concurrent request that was refused.
       if (stored.size < taken.size) this.raced(requests, new Set([...taken].filter((id) => !stored.has(id))));
       plan = planDedupe(requests, stored);
       for (const r of requests) {
         const p = plan[r.index] as DedupePlan;
+        if (p.kind === 'stored' && p.stored.action === 'dispatch' && p.stored.outcome === 'queued')
+          resolvedQueued = true;
         if (p.kind !== 'process') continue;
         const interactionId = p.resume?.interactionId ?? preassigned.get(r.index) ?? null;
-        claims.set(r.index, { ...this.pending(r, interactionId), requestId: r.requestId ?? '' });
+        claims.set(r.index, { ...this.pending(r, interactionId, null), requestId: r.requestId ?? '' });
         const key = r.externalId !== null ? keyOf(r.externalId) : null;
         if (r.action === 'dispatch' && key !== null && keyed.inserted.get(key) === interactionId)
           keysInserted.set(key, interactionId as string);
@@ -138,8 +158,7 @@ export class InvokeService {
       );
 
     const results: (InvokeResult | undefined)[] = new Array(requests.length);
-    const now = Date.now();
-    let batch: { rec: InteractionRecord; events: ReturnType<typeof toCloudEvents>; index: number }[] = [];
+    let batch: (Dispatched & { index: number })[] = [];
     // Dispatches that lost their externalId to a concurrent request (the unique liveKey decided).
     const lost: NormalizedRequest[] = [];
     const flush = async () => {
@@ -192,27 +211,21 @@ export class InvokeService {
       const claim = claims.get(r.index);
       if (!claim) continue;
       if (r.action === 'dispatch') {
-        const where = located.get(r.index) as Located;
-        const t = createInteraction({
-          interactionId: claim.interactionId as string,
-          conversationId: randomUUID(),
-          accountId,
-          requestId: r.requestId,
-          externalId: r.externalId,
-          provider: provider ? { name: provider.name, permissions: provider.permissions } : null,
-          route: where.route.name,
-          plan: where.plan,
-          type: r.type,
-          linkeddata: r.linkeddata,
-          skills: r.skills,
-          personalQueue: r.personalQueue,
-          now,
-        });
-        batch.push({
-          rec: t.next,
-          events: toCloudEvents(accountId, t.next.interactionId, t.events, traceparent),
-          index: r.index,
-        });
+        const ready = built.get(r.index);
+        // Built above under the pre-assigned id; a resumed claim names an earlier attempt's id instead.
+        const d =
+          ready && ready.rec.interactionId === claim.interactionId
+            ? ready
+            : this.dispatched(
+                accountId,
+                r,
+                claim.interactionId as string,
+                provider,
+                located.get(r.index) as Located,
+                now,
+                traceparent,
+              );
+        batch.push({ ...d, index: r.index });
       } else {
         await flush();
         results[r.index] = await this.release(
@@ -226,17 +239,19 @@ export class InvokeService {
     }
     await flush();
 
+    // Only releases complete their claims: a dispatch's claim is completed by its interaction's insert (the
+    // claim already holds the outcome). A lost dispatch stays pending: a retry resumes it and is told the same.
     const done: StoredOutcome[] = [];
     for (const [i, claim] of claims) {
       const res = results[i];
-      // A lost dispatch stays pending: a retry resumes it and is told the same.
-      if (res && (requests[i] as NormalizedRequest).requestId !== null)
+      const r = requests[i] as NormalizedRequest;
+      if (res && r.requestId !== null && r.action === 'release')
         done.push({ ...claim, status: 'done', interactionId: res.interactionId, outcome: res.outcome });
     }
     // The outcomes and the wake are independent writes (a pass reads interactions, not the request log).
     await Promise.all([
       this.ctx.requests.complete(accountId, done),
-      results.some((r) => r?.outcome === 'queued') ? this.ctx.waker.wake(accountId) : undefined,
+      resolvedQueued || results.some((r) => r?.outcome === 'queued') ? this.ctx.waker.wake(accountId) : undefined,
     ]);
     if (lost.length) {
       throw routingError(
@@ -267,8 +282,15 @@ export class InvokeService {
     });
   }
 
-  /** A pending requestId claim of this request (its pre-assigned interaction id, if a dispatch). */
-  private pending(r: NormalizedRequest, interactionId: string | null): StoredOutcome {
+  /**
+   * A pending requestId claim of this request: for a dispatch, its pre-assigned interaction id and the
+   * outcome its plan gave (queued, or released when the plan ended at once).
+   */
+  private pending(
+    r: NormalizedRequest,
+    interactionId: string | null,
+    outcome: StoredOutcome['outcome'],
+  ): StoredOutcome {
     return {
       requestId: r.requestId as string,
       hash: r.hash,
@@ -276,8 +298,57 @@ export class InvokeService {
       action: r.action,
       externalId: r.externalId,
       interactionId,
-      outcome: null,
+      outcome,
     };
+  }
+
+  /**
+   * The stored claims of these requestIds, as dedupe must see them: a pending dispatch claim whose
+   * interaction exists (live or archived) was processed (only that claim's attempt inserts under its id),
+   * so it is done with the outcome it recorded; one whose interaction does not exist is resumed. Runs only
+   * for claims refused as taken (retries and concurrent duplicates), never on a new requestId.
+   */
+  private async settled(accountId: string, requestIds: string[]): Promise<Map<string, StoredOutcome>> {
+    const stored = await this.ctx.requests.find(accountId, requestIds);
+    const open = [...stored.values()].filter(
+      (s) => s.status === 'pending' && s.action === 'dispatch' && s.interactionId !== null && s.outcome !== null,
+    );
+    if (!open.length) return stored;
+    const existing = await this.ctx.interactions.existing(
+      accountId,
+      open.map((s) => s.interactionId as string),
+    );
+    for (const s of open)
+      if (existing.has(s.interactionId as string)) stored.set(s.requestId, { ...s, status: 'done' });
+    return stored;
+  }
+
+  /** A dispatch's new interaction (its plan run up to its first Queue applet) and the events announcing it. */
+  private dispatched(
+    accountId: string,
+    r: NormalizedRequest,
+    interactionId: string,
+    provider: ProviderInfo | null,
+    where: Located,
+    now: number,
+    traceparent: string | undefined,
+  ): Dispatched {
+    const t = createInteraction({
+      interactionId,
+      conversationId: randomUUID(),
+      accountId,
+      requestId: r.requestId,
+      externalId: r.externalId,
+      provider: provider ? { name: provider.name, permissions: provider.permissions } : null,
+      route: where.route.name,
+      plan: where.plan,
+      type: r.type,
+      linkeddata: r.linkeddata,
+      skills: r.skills,
+      personalQueue: r.personalQueue,
+      now,
+    });
+    return { rec: t.next, events: toCloudEvents(accountId, interactionId, t.events, traceparent) };
   }
 
   private result(r: NormalizedRequest, interactionId: string | null, outcome: InvokeResult['outcome']): InvokeResult {

@@ -150,6 +150,19 @@ export class InteractionRepository {
     return { ...toRecord(doc), decisions: decisions.map((d) => d.decision as Decision) };
   }
 
+  /** Which of these interactions exist, live or archived (`_id` lookups of `_id` only, in parallel). */
+  async existing(accountId: string, ids: string[]): Promise<Set<string>> {
+    const found = await Promise.all(
+      [...new Set(ids)].map(async (id) => {
+        const doc =
+          (await this.models.interactions.findOne({ accountId, _id: id }, { _id: 1 }).lean<Doc>()) ??
+          (await this.models.archive.findOne({ accountId, _id: id }, { _id: 1 }).lean<Doc>());
+        return doc ? id : null;
+      }),
+    );
+    return new Set(found.filter((id): id is string => id !== null));
+  }
+
   /** Several interactions by id (one `_id` lookup each, in parallel). */
   async byIds(accountId: string, ids: string[]): Promise<InteractionRecord[]> {
     const recs = await Promise.all([...new Set(ids)].map((id) => this.get(accountId, id)));
