@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { outboxEntries } from '@cc/bus';
+import { type OutboxEntry, outboxEntries } from '@cc/bus';
 import type { InvokeResult } from '@cc/contracts';
 import type { FieldError } from '@cc/kit';
 import { routingError } from '../domain/errors';
@@ -15,9 +15,10 @@ import {
 } from '../domain/invocation';
 import { nameKey } from '../domain/names';
 import type { InteractionRecord, Plan } from '../domain/types';
-import { toCloudEvents } from '../events/publisher';
+import { type Staged, toCloudEvents } from '../events/publisher';
 import { interactionTopic } from '../events/topics';
 import type { RouteDef } from '../store/config.repository';
+import { GroupCommit } from '../store/group-commit';
 import type { ProviderInfo } from '../store/provider.repository';
 import type { RoutingContext } from './context';
 import type { InteractionActions } from './interaction-actions';
@@ -44,7 +45,8 @@ interface Located {
 
 interface Dispatched {
   rec: InteractionRecord;
-  events: ReturnType<typeof toCloudEvents>;
+  /** Its events as outbox entries (built once: inserted with it, then published as staged). */
+  outbox: OutboxEntry[];
 }
 
 /**
@@ -54,10 +56,22 @@ interface Dispatched {
  * document) and releases applied, in request order.
  */
 export class InvokeService {
+  /**
+   * Eager publication of new interactions' events, grouped across Invocations (a group commit of the
+   * publish): published once inserted, never awaited by the request (the outbox holds them; a failure is
+   * left to the relay by the publisher).
+   */
+  private readonly announced: GroupCommit<{ id: string; staged: Staged }, null>;
+
   constructor(
     private readonly ctx: RoutingContext,
     private readonly actions: InteractionActions,
-  ) {}
+  ) {
+    this.announced = new GroupCommit(async (items) => {
+      await this.ctx.publisher.soonMany(this.ctx.interactions.outboxModel, items);
+      return items.map(() => null);
+    });
+  }
 
   async invoke(
     accountId: string,
@@ -176,7 +190,7 @@ export class InvokeService {
             : [],
         ),
       );
-      const duplicates = await this.ctx.interactions.insertMany(batch.map((b) => ({ rec: b.rec, events: b.events })));
+      const duplicates = await this.ctx.interactions.insertMany(batch.map((b) => ({ rec: b.rec, outbox: b.outbox })));
       const refusedKeyed = batch.filter((b) => duplicates.has(b.rec.interactionId) && b.rec.externalId !== null);
       const lostNow = refusedKeyed.length
         ? await this.ctx.interactions.settleRefused(
@@ -184,15 +198,12 @@ export class InvokeService {
             refusedKeyed.map((b) => ({ key: b.rec.liveKey, interactionId: b.rec.interactionId })),
           )
         : new Set<string>();
-      // All of the Invocation's events in one produce call, their outboxes cleared in one bulk write.
-      void this.ctx.publisher.soonMany(
-        this.ctx.interactions.outboxModel,
+      // The Invocation's events join those of Invocations finishing meanwhile: one produce call and one bulk
+      // write clearing their outboxes (as inserted) per group.
+      void this.announced.add(
         batch
           .filter((b) => !duplicates.has(b.rec.interactionId))
-          .map((b) => {
-            const entries = outboxEntries(interactionTopic, b.events);
-            return { id: b.rec.interactionId, staged: { entries, seq: entries.length } };
-          }),
+          .map((b) => ({ id: b.rec.interactionId, staged: { entries: b.outbox, seq: b.outbox.length } })),
       );
       for (const b of batch) {
         if (lostNow.has(b.rec.interactionId)) {
@@ -348,7 +359,10 @@ export class InvokeService {
       personalQueue: r.personalQueue,
       now,
     });
-    return { rec: t.next, events: toCloudEvents(accountId, interactionId, t.events, traceparent) };
+    return {
+      rec: t.next,
+      outbox: outboxEntries(interactionTopic, toCloudEvents(accountId, interactionId, t.events, traceparent)),
+    };
   }
 
   private result(r: NormalizedRequest, interactionId: string | null, outcome: InvokeResult['outcome']): InvokeResult {
