@@ -32,6 +32,8 @@ const backlogSize = Number(env.BENCH_BACKLOG ?? 5_000);
 const idleWindowMs = Number(env.BENCH_IDLE_MS ?? 30_000);
 /** Sequential Invocations whose store commands are counted. */
 const profileCount = Number(env.BENCH_PROFILE ?? 20);
+/** A folder: each Invoke phase's CPU profile of this process (routing in-process and the client) is written there. */
+const cpuProfileDir = env.BENCH_CPU_PROFILE_DIR;
 
 interface Target {
   base: string;
@@ -470,6 +472,24 @@ async function storeRate(): Promise<number> {
   return rate;
 }
 
+/** Runs a phase under the V8 CPU profiler when BENCH_CPU_PROFILE_DIR is set (`<name>.cpuprofile` there). */
+async function profiled<T>(name: string, phase: () => Promise<T>): Promise<T> {
+  if (!cpuProfileDir) return phase();
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await phase();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(cpuProfileDir, { recursive: true });
+    writeFileSync(resolve(cpuProfileDir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
 async function main() {
   const t = await target();
   try {
@@ -491,11 +511,14 @@ async function main() {
     if (commands) process.stdout.write(`[bench] store commands per Invoke ${JSON.stringify(commands)}\n`);
     process.stdout.write(`[bench] ${JSON.stringify(dispatchToOffer)}\n[bench] Invoke 1 object x ${singleCount}\n`);
     const meter = cpuMeter();
-    const single = await invokePhase(t, 1, singleCount, concurrency);
+    const single = await profiled('invoke-1', () => invokePhase(t, 1, singleCount, concurrency));
     const singleCpu = meter();
     process.stdout.write(`[bench] CPU during the 1-object phase ${JSON.stringify(singleCpu)}\n`);
     process.stdout.write(`[bench] ${JSON.stringify(single)}\n[bench] Invoke 50 objects x ${batchCount}\n`);
-    const batch50 = await invokePhase(t, 50, batchCount, batchConcurrency);
+    const meter50 = cpuMeter();
+    const batch50 = await profiled('invoke-50', () => invokePhase(t, 50, batchCount, batchConcurrency));
+    const batch50Cpu = meter50();
+    process.stdout.write(`[bench] CPU during the 50-object phase ${JSON.stringify(batch50Cpu)}\n`);
     process.stdout.write(`[bench] ${JSON.stringify(batch50)}\n`);
     // The same 1-object phase again, for an account whose database now holds `storedHistory` interactions.
     let stored: (ReturnType<typeof stats> & { storedInteractions: number; seededPerSecond: number }) | null = null;
@@ -521,6 +544,7 @@ async function main() {
       invokeSingleObject: single,
       invokeSingleObjectCpu: singleCpu,
       invoke50Objects: batch50,
+      invoke50ObjectsCpu: batch50Cpu,
       invokeSingleObjectStored: stored,
       dispatchToOffer,
       storeCommandsPerInvoke: commands,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { outboxEntries } from '@cc/bus';
+import { type OutboxEntry, outboxEntries } from '@cc/bus';
 import type { InvokeResult } from '@cc/contracts';
 import type { FieldError } from '@cc/kit';
 import { routingError } from '../domain/errors';
@@ -15,9 +15,10 @@ import {
 } from '../domain/invocation';
 import { nameKey } from '../domain/names';
 import type { InteractionRecord, Plan } from '../domain/types';
-import { toCloudEvents } from '../events/publisher';
+import { type Staged, toCloudEvents } from '../events/publisher';
 import { interactionTopic } from '../events/topics';
 import type { RouteDef } from '../store/config.repository';
+import { GroupCommit } from '../store/group-commit';
 import type { ProviderInfo } from '../store/provider.repository';
 import type { RoutingContext } from './context';
 import type { InteractionActions } from './interaction-actions';
@@ -42,6 +43,12 @@ interface Located {
   plan: Plan;
 }
 
+interface Dispatched {
+  rec: InteractionRecord;
+  /** Its events as outbox entries (built once: inserted with it, then published as staged). */
+  outbox: OutboxEntry[];
+}
+
 /**
  * POST /interactions/Invoke: everything is checked before anything is processed (provider, routes,
  * plans, skills, requestId conflicts, externalIds in use; requestIds are claimed to be checked, and the
@@ -49,10 +56,22 @@ interface Located {
  * document) and releases applied, in request order.
  */
 export class InvokeService {
+  /**
+   * Eager publication of new interactions' events, grouped across Invocations (a group commit of the
+   * publish): published once inserted, never awaited by the request (the outbox holds them; a failure is
+   * left to the relay by the publisher).
+   */
+  private readonly announced: GroupCommit<{ id: string; staged: Staged }, null>;
+
   constructor(
     private readonly ctx: RoutingContext,
     private readonly actions: InteractionActions,
-  ) {}
+  ) {
+    this.announced = new GroupCommit(async (items) => {
+      await this.ctx.publisher.soonMany(this.ctx.interactions.outboxModel, items);
+      return items.map(() => null);
+    });
+  }
 
   async invoke(
     accountId: string,
@@ -80,18 +99,29 @@ export class InvokeService {
     // The dispatches' externalIds are claimed the same way, at the same time, under those ids: a new
     // externalId costs no read; only refused claims are read back, to tell a live interaction from a
     // stale claim. Claims that dedupe leaves unused (a resumed or duplicate requestId) are withdrawn.
+    // Each dispatch's plan runs now, in memory, so its claim records the outcome: a dispatch claim never
+    // needs a completion write (its interaction existing is what completes it, see `settled`).
+    const now = Date.now();
     const fresh = new Map<string, StoredOutcome>();
     const preassigned = new Map<number, string>();
+    const built = new Map<number, Dispatched>();
     const wantKeys: { key: string; interactionId: string }[] = [];
     for (const r of requests) {
       let id: string | null = null;
+      let outcome: StoredOutcome['outcome'] = null;
       if (r.action === 'dispatch') {
-        id = (r.requestId !== null ? fresh.get(r.requestId)?.interactionId : undefined) ?? randomUUID();
+        const earlier = r.requestId !== null ? fresh.get(r.requestId) : undefined;
+        id = earlier?.interactionId ?? randomUUID();
         preassigned.set(r.index, id);
+        if (!earlier) {
+          const d = this.dispatched(accountId, r, id, provider, located.get(r.index) as Located, now, traceparent);
+          built.set(r.index, d);
+          outcome = d.rec.state === 'ended' ? 'released' : 'queued';
+        }
         if (r.externalId !== null) wantKeys.push({ key: keyOf(r.externalId), interactionId: id });
       }
       // The first object of a requestId is the one claimed (and processed).
-      if (r.requestId !== null && !fresh.has(r.requestId)) fresh.set(r.requestId, this.pending(r, id));
+      if (r.requestId !== null && !fresh.has(r.requestId)) fresh.set(r.requestId, this.pending(r, id, outcome));
     }
     const [taken, keyed] = await Promise.all([
       this.ctx.requests.claim(accountId, [...fresh.values()]),
@@ -103,16 +133,20 @@ export class InvokeService {
     /** Key claims written above and used by a dispatch processed under the same id. */
     const keysInserted = new Map<string, string>();
     let live: Map<string, string>;
+    /** A retry found its dispatch stored by an attempt that may have stopped before its wake. */
+    let resolvedQueued = false;
     try {
-      const stored = taken.size ? await this.ctx.requests.find(accountId, [...taken]) : new Map();
+      const stored = taken.size ? await this.settled(accountId, [...taken]) : new Map<string, StoredOutcome>();
       // A taken claim that is gone again was withdrawn by a concurrent request that was refused.
       if (stored.size < taken.size) this.raced(requests, new Set([...taken].filter((id) => !stored.has(id))));
       plan = planDedupe(requests, stored);
       for (const r of requests) {
         const p = plan[r.index] as DedupePlan;
+        if (p.kind === 'stored' && p.stored.action === 'dispatch' && p.stored.outcome === 'queued')
+          resolvedQueued = true;
         if (p.kind !== 'process') continue;
         const interactionId = p.resume?.interactionId ?? preassigned.get(r.index) ?? null;
-        claims.set(r.index, { ...this.pending(r, interactionId), requestId: r.requestId ?? '' });
+        claims.set(r.index, { ...this.pending(r, interactionId, null), requestId: r.requestId ?? '' });
         const key = r.externalId !== null ? keyOf(r.externalId) : null;
         if (r.action === 'dispatch' && key !== null && keyed.inserted.get(key) === interactionId)
           keysInserted.set(key, interactionId as string);
@@ -138,8 +172,7 @@ export class InvokeService {
       );
 
     const results: (InvokeResult | undefined)[] = new Array(requests.length);
-    const now = Date.now();
-    let batch: { rec: InteractionRecord; events: ReturnType<typeof toCloudEvents>; index: number }[] = [];
+    let batch: (Dispatched & { index: number })[] = [];
     // Dispatches that lost their externalId to a concurrent request (the unique liveKey decided).
     const lost: NormalizedRequest[] = [];
     const flush = async () => {
@@ -157,7 +190,7 @@ export class InvokeService {
             : [],
         ),
       );
-      const duplicates = await this.ctx.interactions.insertMany(batch.map((b) => ({ rec: b.rec, events: b.events })));
+      const duplicates = await this.ctx.interactions.insertMany(batch.map((b) => ({ rec: b.rec, outbox: b.outbox })));
       const refusedKeyed = batch.filter((b) => duplicates.has(b.rec.interactionId) && b.rec.externalId !== null);
       const lostNow = refusedKeyed.length
         ? await this.ctx.interactions.settleRefused(
@@ -165,15 +198,12 @@ export class InvokeService {
             refusedKeyed.map((b) => ({ key: b.rec.liveKey, interactionId: b.rec.interactionId })),
           )
         : new Set<string>();
-      // All of the Invocation's events in one produce call, their outboxes cleared in one bulk write.
-      void this.ctx.publisher.soonMany(
-        this.ctx.interactions.outboxModel,
+      // The Invocation's events join those of Invocations finishing meanwhile: one produce call and one bulk
+      // write clearing their outboxes (as inserted) per group.
+      void this.announced.add(
         batch
           .filter((b) => !duplicates.has(b.rec.interactionId))
-          .map((b) => {
-            const entries = outboxEntries(interactionTopic, b.events);
-            return { id: b.rec.interactionId, staged: { entries, seq: entries.length } };
-          }),
+          .map((b) => ({ id: b.rec.interactionId, staged: { entries: b.outbox, seq: b.outbox.length } })),
       );
       for (const b of batch) {
         if (lostNow.has(b.rec.interactionId)) {
@@ -192,27 +222,21 @@ export class InvokeService {
       const claim = claims.get(r.index);
       if (!claim) continue;
       if (r.action === 'dispatch') {
-        const where = located.get(r.index) as Located;
-        const t = createInteraction({
-          interactionId: claim.interactionId as string,
-          conversationId: randomUUID(),
-          accountId,
-          requestId: r.requestId,
-          externalId: r.externalId,
-          provider: provider ? { name: provider.name, permissions: provider.permissions } : null,
-          route: where.route.name,
-          plan: where.plan,
-          type: r.type,
-          linkeddata: r.linkeddata,
-          skills: r.skills,
-          personalQueue: r.personalQueue,
-          now,
-        });
-        batch.push({
-          rec: t.next,
-          events: toCloudEvents(accountId, t.next.interactionId, t.events, traceparent),
-          index: r.index,
-        });
+        const ready = built.get(r.index);
+        // Built above under the pre-assigned id; a resumed claim names an earlier attempt's id instead.
+        const d =
+          ready && ready.rec.interactionId === claim.interactionId
+            ? ready
+            : this.dispatched(
+                accountId,
+                r,
+                claim.interactionId as string,
+                provider,
+                located.get(r.index) as Located,
+                now,
+                traceparent,
+              );
+        batch.push({ ...d, index: r.index });
       } else {
         await flush();
         results[r.index] = await this.release(
@@ -226,17 +250,19 @@ export class InvokeService {
     }
     await flush();
 
+    // Only releases complete their claims: a dispatch's claim is completed by its interaction's insert (the
+    // claim already holds the outcome). A lost dispatch stays pending: a retry resumes it and is told the same.
     const done: StoredOutcome[] = [];
     for (const [i, claim] of claims) {
       const res = results[i];
-      // A lost dispatch stays pending: a retry resumes it and is told the same.
-      if (res && (requests[i] as NormalizedRequest).requestId !== null)
+      const r = requests[i] as NormalizedRequest;
+      if (res && r.requestId !== null && r.action === 'release')
         done.push({ ...claim, status: 'done', interactionId: res.interactionId, outcome: res.outcome });
     }
     // The outcomes and the wake are independent writes (a pass reads interactions, not the request log).
     await Promise.all([
       this.ctx.requests.complete(accountId, done),
-      results.some((r) => r?.outcome === 'queued') ? this.ctx.waker.wake(accountId) : undefined,
+      resolvedQueued || results.some((r) => r?.outcome === 'queued') ? this.ctx.waker.wake(accountId) : undefined,
     ]);
     if (lost.length) {
       throw routingError(
@@ -267,8 +293,15 @@ export class InvokeService {
     });
   }
 
-  /** A pending requestId claim of this request (its pre-assigned interaction id, if a dispatch). */
-  private pending(r: NormalizedRequest, interactionId: string | null): StoredOutcome {
+  /**
+   * A pending requestId claim of this request: for a dispatch, its pre-assigned interaction id and the
+   * outcome its plan gave (queued, or released when the plan ended at once).
+   */
+  private pending(
+    r: NormalizedRequest,
+    interactionId: string | null,
+    outcome: StoredOutcome['outcome'],
+  ): StoredOutcome {
     return {
       requestId: r.requestId as string,
       hash: r.hash,
@@ -276,7 +309,59 @@ export class InvokeService {
       action: r.action,
       externalId: r.externalId,
       interactionId,
-      outcome: null,
+      outcome,
+    };
+  }
+
+  /**
+   * The stored claims of these requestIds, as dedupe must see them: a pending dispatch claim whose
+   * interaction exists (live or archived) was processed (only that claim's attempt inserts under its id),
+   * so it is done with the outcome it recorded; one whose interaction does not exist is resumed. Runs only
+   * for claims refused as taken (retries and concurrent duplicates), never on a new requestId.
+   */
+  private async settled(accountId: string, requestIds: string[]): Promise<Map<string, StoredOutcome>> {
+    const stored = await this.ctx.requests.find(accountId, requestIds);
+    const open = [...stored.values()].filter(
+      (s) => s.status === 'pending' && s.action === 'dispatch' && s.interactionId !== null && s.outcome !== null,
+    );
+    if (!open.length) return stored;
+    const existing = await this.ctx.interactions.existing(
+      accountId,
+      open.map((s) => s.interactionId as string),
+    );
+    for (const s of open)
+      if (existing.has(s.interactionId as string)) stored.set(s.requestId, { ...s, status: 'done' });
+    return stored;
+  }
+
+  /** A dispatch's new interaction (its plan run up to its first Queue applet) and the events announcing it. */
+  private dispatched(
+    accountId: string,
+    r: NormalizedRequest,
+    interactionId: string,
+    provider: ProviderInfo | null,
+    where: Located,
+    now: number,
+    traceparent: string | undefined,
+  ): Dispatched {
+    const t = createInteraction({
+      interactionId,
+      conversationId: randomUUID(),
+      accountId,
+      requestId: r.requestId,
+      externalId: r.externalId,
+      provider: provider ? { name: provider.name, permissions: provider.permissions } : null,
+      route: where.route.name,
+      plan: where.plan,
+      type: r.type,
+      linkeddata: r.linkeddata,
+      skills: r.skills,
+      personalQueue: r.personalQueue,
+      now,
+    });
+    return {
+      rec: t.next,
+      outbox: outboxEntries(interactionTopic, toCloudEvents(accountId, interactionId, t.events, traceparent)),
     };
   }
 

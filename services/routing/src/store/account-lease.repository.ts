@@ -17,20 +17,24 @@ export class AccountLeaseRepository {
   constructor(private readonly models: Models) {}
 
   /**
-   * Asks for a routing pass for the account as soon as possible. Cheap when already due: the update
-   * matches only if `wakeAt` is in the future; a missing document is created due.
+   * Asks for a routing pass for the account as soon as possible: one upsert by `_id`, whether the wake was
+   * pending, due already (a burst of Invokes between two passes) or the document is new (created due). A
+   * conditional update first and an upsert second cost two round trips in the already-due case, the common
+   * one under load.
    */
   async wake(accountId: string): Promise<void> {
-    const res = await this.models.accounts.updateOne({ _id: accountId, wakeAt: { $gt: 0 } }, { $set: { wakeAt: 0 } });
-    if (res.matchedCount === 1) return;
-    try {
-      await this.models.accounts.updateOne(
+    const write = () =>
+      this.models.accounts.updateOne(
         { _id: accountId },
-        { $setOnInsert: { wakeAt: 0, owner: null, leaseUntil: 0 } },
+        { $set: { wakeAt: 0 }, $setOnInsert: { owner: null, leaseUntil: 0 } },
         { upsert: true },
       );
+    try {
+      await write();
     } catch (err) {
+      // Two first wakes raced to create the document: it exists now, so the update matches.
       if (!isDuplicateKey(err)) throw err;
+      await write();
     }
   }
 

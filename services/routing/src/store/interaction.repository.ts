@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type CloudEvent, outboxEntries, withEvents } from '@cc/bus';
+import { type CloudEvent, type OutboxEntry, withEvents } from '@cc/bus';
 import { forAccount, forAccounts } from '@cc/store';
 import { releaseKey } from '../domain/interaction';
 import type { Decision, InteractionRecord } from '../domain/types';
@@ -112,19 +112,19 @@ export class InteractionRepository {
    * Inserts new interactions with their staged events. Returns the ids refused as duplicates: an id
    * that already exists (a resumed Invoke) or a live externalId taken meanwhile by another request.
    */
-  async insertMany(items: { rec: InteractionRecord; events: CloudEvent[] }[]): Promise<Set<string>> {
-    // (The inserted outbox is exactly the events given: callers publish them as staged, seq = count.)
+  async insertMany(items: { rec: InteractionRecord; outbox: OutboxEntry[] }[]): Promise<Set<string>> {
+    // (The inserted outbox is exactly the entries given: callers publish them as staged, seq = count.)
     if (!items.length) return new Set();
     const now = Date.now();
-    const docs = items.map(({ rec, events }) => {
+    const docs = items.map(({ rec, outbox }) => {
       const { interactionId, ...rest } = rec;
       return {
         _id: interactionId,
         ...rest,
         updatedAt: now,
         decisionCount: 0,
-        outbox: outboxEntries(interactionTopic, events),
-        outboxSeq: events.length,
+        outbox,
+        outboxSeq: outbox.length,
       };
     });
     const refused = await this.inserts.add(docs);
@@ -148,6 +148,19 @@ export class InteractionRepository {
       .sort({ at: 1, _id: 1 })
       .lean<Doc[]>();
     return { ...toRecord(doc), decisions: decisions.map((d) => d.decision as Decision) };
+  }
+
+  /** Which of these interactions exist, live or archived (`_id` lookups of `_id` only, in parallel). */
+  async existing(accountId: string, ids: string[]): Promise<Set<string>> {
+    const found = await Promise.all(
+      [...new Set(ids)].map(async (id) => {
+        const doc =
+          (await this.models.interactions.findOne({ accountId, _id: id }, { _id: 1 }).lean<Doc>()) ??
+          (await this.models.archive.findOne({ accountId, _id: id }, { _id: 1 }).lean<Doc>());
+        return doc ? id : null;
+      }),
+    );
+    return new Set(found.filter((id): id is string => id !== null));
   }
 
   /** Several interactions by id (one `_id` lookup each, in parallel). */

@@ -205,6 +205,36 @@ describe('requestId dedupe', () => {
     expect(stored?.expiresAt - stored?.createdAt).toBeGreaterThanOrEqual(24 * 3_600_000);
   });
 
+  it("a dispatch's claim is completed by its interaction's insert, not a second write; a claim whose insert never happened is resumed", async () => {
+    const api = await freshAccount();
+    const body = { requests: [{ requestId: 'once', externalId: 'e-once', route: 'Support' }] };
+    let first: Awaited<ReturnType<Api['invoke']>> | undefined;
+    const sent = await commandsDuring(async () => {
+      first = expectOk(await api.invoke(body));
+    });
+    const result = first?.body.results[0];
+    expect(result).toMatchObject({ outcome: 'queued', duplicate: false });
+    expect(sent).not.toContain('invoke_requests.bulkWrite');
+    const claimOf = () =>
+      h.withDb((db) => db.collection('invoke_requests').findOne({ accountId: api.accountId, requestId: 'once' }));
+    expect(await claimOf()).toMatchObject({
+      status: 'pending',
+      outcome: 'queued',
+      interactionId: result.interactionId,
+    });
+    // Its interaction exists: a retry is a duplicate, answered from the claim.
+    expect(expectOk(await api.invoke(body)).body.results[0]).toEqual({ ...result, duplicate: true });
+    // As after a crash between the claim and the insert: the claim stays, the interaction was never stored.
+    await h.withDb(async (db) => {
+      await db.collection('interactions').deleteOne({ _id: result.interactionId });
+      await db.collection('external_ids').deleteMany({ accountId: api.accountId });
+    });
+    const resumed = expectOk(await api.invoke(body)).body.results[0];
+    expect(resumed).toMatchObject({ interactionId: result.interactionId, outcome: 'queued' });
+    expect(await count('interactions', api.accountId)).toBe(1);
+    expect(expectOk(await api.invoke(body)).body.results[0]).toEqual({ ...result, duplicate: true });
+  });
+
   it('the same requestId with a different body → 409 and nothing is processed', async () => {
     const api = await freshAccount();
     expectOk(await api.invoke({ requests: [{ requestId: 'c-1', route: 'Support' }] }));

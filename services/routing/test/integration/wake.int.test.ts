@@ -81,6 +81,35 @@ it('offers to a Ready agent at once after an Invoke, and to an agent who becomes
   expect(gap).toBeLessThan(4000);
 }, 60_000);
 
+it('a wake is one store command whether the account is new, already due or waiting for a deadline', async () => {
+  const accountId = `wake-${Date.now()}`;
+  const leases = svc.context.leases;
+  // (No owner is stored as null or not at all: both mean free.)
+  const stored = async () => {
+    const d = await h.withDb((db) => db.collection('routing_accounts').findOne({ _id: accountId as never }));
+    return { wakeAt: d?.wakeAt, owner: d?.owner ?? null, leaseUntil: d?.leaseUntil };
+  };
+  const commandsOf = async (fn: () => Promise<unknown>) => {
+    const before = ops.length;
+    await fn();
+    return ops.slice(before).filter((o) => o.startsWith('routing_accounts.'));
+  };
+  // New: created due, with no lease.
+  expect(await commandsOf(() => leases.wake(accountId))).toEqual(['routing_accounts.updateOne']);
+  expect(await stored()).toMatchObject({ wakeAt: 0, owner: null, leaseUntil: 0 });
+  // Already due (a burst of Invokes between two passes): still one command, nothing else changes.
+  expect(await commandsOf(() => leases.wake(accountId))).toEqual(['routing_accounts.updateOne']);
+  expect(await stored()).toMatchObject({ wakeAt: 0, owner: null, leaseUntil: 0 });
+  // Waiting for a deadline, lease held: due again, the lease untouched.
+  await h.withDb((db) =>
+    db
+      .collection('routing_accounts')
+      .updateOne({ _id: accountId as never }, { $set: { wakeAt: Date.now() + 60_000, owner: 'x', leaseUntil: 5 } }),
+  );
+  expect(await commandsOf(() => leases.wake(accountId))).toEqual(['routing_accounts.updateOne']);
+  expect(await stored()).toMatchObject({ wakeAt: 0, owner: 'x', leaseUntil: 5 });
+});
+
 it('expires bookkeeping by its indexed time field: request logs, decisions, archive, consumed event ids', async () => {
   const now = Date.now();
   const old = now - 31 * 86_400_000;
