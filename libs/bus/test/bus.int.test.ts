@@ -252,18 +252,23 @@ describe('bus on a real broker', () => {
     await eventually(() => single.length === 2, { what: 'the rest handled event by event' });
     expect(fast).toEqual([1, 2, 3, 4]);
     expect(single).toEqual([5, 6]);
-    // An invalid message (one send, so one fetch): 7 on the fast path, then the per-event path dead-letters the
-    // invalid one and handles 8; the same event twice in the batch is handled once.
+    // Invalid messages (one send, so one fetch): 7 on the fast path, then the per-event path dead-letters the
+    // invalid ones (not JSON; a lone surrogate, written as a `\u` escape) and handles 8; the same event twice in the
+    // batch is handled once.
     const twice = placed(7, 'k');
+    const lone = JSON.stringify(placed(9, 'k\ud800'));
+    expect(lone).toContain('\\ud800');
     await producer.sendRaw(topic, [
       { key: 'acc1:k', value: JSON.stringify(twice), headers: {} },
       { key: 'acc1:k', value: JSON.stringify(twice), headers: {} },
       { key: 'acc1:k', value: 'not json', headers: {} },
+      { key: 'acc1:k', value: lone, headers: {} },
       { key: 'acc1:k', value: JSON.stringify(placed(8, 'k')), headers: {} },
     ]);
-    await eventually(() => single.length === 3 && dead.length === 1, { what: 'invalid dead-lettered, 8 handled' });
+    await eventually(() => single.length === 3 && dead.length === 2, { what: 'invalid dead-lettered, 8 handled' });
     expect(fast).toEqual([1, 2, 3, 4, 7]);
     expect(single).toEqual([5, 6, 8]);
+    expect(dead[1]?.headers['x-dlq-error']).toContain('lone surrogate');
   });
 
   it('commits offsets only after handling: a new consumer in the same group does not see handled events again', async () => {
