@@ -51,9 +51,12 @@ export class EventSchemas {
     }
   }
 
-  /** Consumer side: the event read from `topic`, an unknown type (to skip), or why it is invalid (to dead-letter). */
-  checkConsumed(event: unknown, topic: string): ConsumedCheck {
-    const checked = this.validator.check<CloudEvent>(event, topic);
+  /**
+   * Consumer side: the event read from `topic`, an unknown type (to skip), or why it is invalid (to dead-letter).
+   * `wellFormed`: parsed from a text `jsonTextWellFormed` passed (the same answers, less work).
+   */
+  checkConsumed(event: unknown, topic: string, wellFormed?: boolean): ConsumedCheck {
+    const checked = this.validator.check<CloudEvent>(event, topic, wellFormed);
     if (checked.kind === 'invalid') return { kind: 'invalid', reason: describe(checked.errors) };
     return checked;
   }

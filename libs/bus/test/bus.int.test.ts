@@ -227,6 +227,50 @@ describe('bus on a real broker', () => {
     expect(batches.flat()).toEqual([1, 2, 3]);
   });
 
+  it('hands each valid event to the synchronous fast path, goes on event by event from a message it cannot take or a throw', async () => {
+    const { topic, group, dlq } = await topicPair();
+    const fast: number[] = [];
+    const single: number[] = [];
+    const dead = await collect(dlq);
+    // All on one key (one partition), published before the consumer starts: they arrive as one fetched batch.
+    await producer.publish(topic, [placed(1, 'k'), placed(2, 'k'), placed(3, 'k')]);
+    await consume(topic, group, async (e) => void single.push((e.data as { qty: number }).qty), {
+      handleEach: (e: CloudEvent) => {
+        const qty = (e.data as { qty: number }).qty;
+        if (qty === 5) throw new Error('fast path broke');
+        fast.push(qty);
+      },
+    });
+    await eventually(() => fast.length === 3, { what: 'first batch handled on the fast path' });
+    expect(fast).toEqual([1, 2, 3]);
+    expect(single).toEqual([]);
+    // A throw at 5: 4 stays on the fast path, 5 and what follows it in the batch go through the per-event handler.
+    await producer.sendRaw(
+      topic,
+      [4, 5, 6].map((q) => ({ key: 'acc1:k', value: JSON.stringify(placed(q, 'k')), headers: {} })),
+    );
+    await eventually(() => single.length === 2, { what: 'the rest handled event by event' });
+    expect(fast).toEqual([1, 2, 3, 4]);
+    expect(single).toEqual([5, 6]);
+    // Invalid messages (one send, so one fetch): 7 on the fast path, then the per-event path dead-letters the
+    // invalid ones (not JSON; a lone surrogate, written as a `\u` escape) and handles 8; the same event twice in the
+    // batch is handled once.
+    const twice = placed(7, 'k');
+    const lone = JSON.stringify(placed(9, 'k\ud800'));
+    expect(lone).toContain('\\ud800');
+    await producer.sendRaw(topic, [
+      { key: 'acc1:k', value: JSON.stringify(twice), headers: {} },
+      { key: 'acc1:k', value: JSON.stringify(twice), headers: {} },
+      { key: 'acc1:k', value: 'not json', headers: {} },
+      { key: 'acc1:k', value: lone, headers: {} },
+      { key: 'acc1:k', value: JSON.stringify(placed(8, 'k')), headers: {} },
+    ]);
+    await eventually(() => single.length === 3 && dead.length === 2, { what: 'invalid dead-lettered, 8 handled' });
+    expect(fast).toEqual([1, 2, 3, 4, 7]);
+    expect(single).toEqual([5, 6, 8]);
+    expect(dead[1]?.headers['x-dlq-error']).toContain('lone surrogate');
+  });
+
   it('commits offsets only after handling: a new consumer in the same group does not see handled events again', async () => {
     const { topic, group } = await topicPair();
     const first: string[] = [];

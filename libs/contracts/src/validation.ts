@@ -13,8 +13,22 @@ export interface Violation {
 /** The outcome of a validation: the (defaulted or coerced) value, or every violation. */
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; errors: Violation[] };
 
-/** A compiled validator for one schema. */
-export type Validator<T> = (data: unknown) => ValidationResult<T>;
+/**
+ * A compiled validator for one schema. `wellFormed`: the caller knows every string and member name of `data` is
+ * well-formed Unicode without NUL (it parsed `data` from a text {@link jsonTextWellFormed} passed), so the walk
+ * looking for them is skipped (bodies only).
+ */
+export type Validator<T> = (data: unknown, wellFormed?: boolean) => ValidationResult<T>;
+
+/**
+ * Whether every string and member name `JSON.parse(text)` returns is well-formed Unicode without NUL, for a `text`
+ * decoded from UTF-8 (decoding replaces ill-formed bytes, JSON refuses a raw NUL or control character in a string):
+ * true when it holds no `\u` escape, the only way to write a lone surrogate or a NUL in JSON. A fast check of the
+ * text (consumers parse every message) instead of a walk of the parsed value; false only means "walk it".
+ */
+export function jsonTextWellFormed(text: string): boolean {
+  return !text.includes('\\u');
+}
 
 function createAjv(options: Options): Ajv2020 {
   const ajv = new Ajv2020({
@@ -121,13 +135,15 @@ function compiled(ajv: Ajv2020, cache: WeakMap<object, ValidateFunction>, schema
 /** A validator for a JSON body or event data (compiled once per schema); it applies schema defaults to the data in place. */
 export function bodyValidator<T>(schema: JsonSchema, options: ViolationOptions = {}): Validator<T> {
   const fn = compiled(bodyAjv, bodyCache, schema);
-  return (data) => {
-    const unicode = illFormedStrings(data);
+  return (data, wellFormed) => {
+    const unicode = wellFormed === true ? none : illFormedStrings(data);
     const valid = fn(data);
     if (valid && !unicode.length) return { ok: true, value: data as T };
     return { ok: false, errors: [...unicode, ...(valid ? [] : toViolations(fn.errors ?? [], options))] };
   };
 }
+
+const none: Violation[] = [];
 
 /** A lone UTF-16 surrogate: JSON's `\ud800` escapes parse to one, and it has no UTF-8 encoding. */
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -7,6 +7,7 @@ import {
   eventTimeMs,
   invocation,
   type JsonSchema,
+  jsonTextWellFormed,
   providerSettings,
   queryValidator,
   toViolations,
@@ -48,6 +49,32 @@ describe('validators', () => {
     expect(result).toEqual({ ok: true, value: { start: query.start, limit: 250, page: 2, cadence: 15 } });
     expect(query.limit).toBe('250');
     expect(validateBody(agentSummariesQuery, { ...query }).ok).toBe(false);
+  });
+
+  it('skip the walk for lone surrogates and NUL only for JSON text that cannot hold one (no \\u escape)', () => {
+    const schema: JsonSchema = { type: 'object' };
+    const texts = {
+      clean: Buffer.from('{"a":"x y","b":["ok \u{1F600}"]}', 'utf8').toString('utf8'),
+      lone: '{"a":"x\\ud800y"}',
+      nul: '{"a\\u0000":1}',
+      escapedPair: '{"a":"\\ud83d\\ude00"}',
+      // Ill-formed UTF-8 (an encoded surrogate) decodes to U+FFFD, never to a lone surrogate.
+      badBytes: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]).toString('utf8'),
+    };
+    expect(Object.fromEntries(Object.entries(texts).map(([k, t]) => [k, jsonTextWellFormed(t)]))).toEqual({
+      clean: true,
+      lone: false,
+      nul: false,
+      escapedPair: false,
+      badBytes: true,
+    });
+    const validate = bodyValidator(schema);
+    for (const text of Object.values(texts)) {
+      const value = JSON.parse(text);
+      // Where the text passes, skipping the walk gives the answer the walk gives.
+      if (jsonTextWellFormed(text)) expect(validate(value, true)).toEqual(validate(value));
+      else expect(validate(value).ok).toBe(text === texts.escapedPair);
+    }
   });
 
   it('refuse strings and member names that are not well-formed Unicode, naming each by pointer', () => {

@@ -294,7 +294,9 @@ async function main() {
       },
     });
     const rawFirst = Date.now(); // `run` resolves once the group is joined
+    const rawCpu0 = process.cpuUsage();
     await rawFinished;
+    const rawCpu = process.cpuUsage(rawCpu0);
     await rawConsumer.disconnect();
     const rawRate = Math.round(rawCount / Math.max(0.001, (rawLast - rawFirst) / 1000));
 
@@ -318,10 +320,17 @@ async function main() {
         handled++;
         await recorder.handle(e, ctx);
       },
+      handleEach: (e) => {
+        handled++;
+        recorder.handleEach(e);
+      },
       ...StatisticsConsumer.consumerOptions, // as the service runs it
       flush: recorder.flush,
     });
     const first = Date.now(); // joined
+    const cpu0 = process.cpuUsage();
+    // BENCH_MARKS: the window's bounds on the clock of a CPU profile (`node --cpu-prof`), to read the profile by.
+    if (process.env.BENCH_MARKS) process.stdout.write(`[mark] start ${process.hrtime.bigint() / 1000n}\n`);
     // Done when every offset is committed (each commit follows the write holding its batch).
     const admin = kafka.admin();
     await admin.connect();
@@ -332,6 +341,8 @@ async function main() {
       await new Promise((r) => setTimeout(r, 20));
     }
     const last = Date.now();
+    const statCpu = process.cpuUsage(cpu0);
+    if (process.env.BENCH_MARKS) process.stdout.write(`[mark] end ${process.hrtime.bigint() / 1000n}\n`);
     await admin.disconnect();
     await statConsumer.disconnect();
     await eventsConn.dropDatabase().catch(() => undefined);
@@ -348,6 +359,16 @@ async function main() {
       statRate,
       'events/s',
       `${handled} handled by the service's consumer into an empty database: validation, buffering, pipelined chunk inserts per round, commits after them; group joined to last commit`,
+    );
+    // CPU per event (the process's user + system time over each window): unlike the rates, hardly moved by the load.
+    const perEvent = (cpu: NodeJS.CpuUsage, n: number) =>
+      Math.round(((cpu.user + cpu.system) / Math.max(1, n)) * 10) / 10;
+    row('raw kafkajs consume: CPU per event', perEvent(rawCpu, rawCount), 'µs', 'process.cpuUsage over its window');
+    row(
+      'agent-activity events recorded: CPU per event',
+      perEvent(statCpu, handled),
+      'µs',
+      'process.cpuUsage over its window (its writes and commits included)',
     );
     row('recorded vs raw consume', Math.round((statRate / rawRate) * 1000) / 1000, 'ratio', 'target ≥ 0.5');
   } finally {
@@ -377,7 +398,13 @@ async function main() {
       id: 'statistics.consume',
       value: `${recorded} events/s (${(recorded / rawRate).toFixed(2)}× raw)`,
       beside: `raw kafkajs ${rawRate} events/s, ${consumeEvents} events, same topic and run`,
-      numbers: { eventsPerSecond: recorded, rawPerSecond: rawRate, ratio: recorded / rawRate },
+      numbers: {
+        eventsPerSecond: recorded,
+        rawPerSecond: rawRate,
+        ratio: recorded / rawRate,
+        cpuPerEventUs: num('agent-activity events recorded: CPU per event'),
+        rawCpuPerEventUs: num('raw kafkajs consume: CPU per event'),
+      },
     },
   ]);
 }

@@ -39,6 +39,7 @@ export async function startService(
       groupId: config.KAFKA_GROUP_ID,
       topics: consumedTopics,
       handler: consumer.handle,
+      handleEach: consumer.handleEach,
       flush: consumer.flush,
       ...StatisticsConsumer.consumerOptions,
       // Every write is an upsert by natural key (activities) or by sequence (interaction logs), so a redelivered

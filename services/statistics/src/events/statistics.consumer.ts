@@ -1,5 +1,5 @@
 import type { CloudEvent, HandlerContext } from '@cc/bus';
-import { type AgentActivityEvent, activityWrites } from '../domain/agent-activity';
+import type { AgentActivityEvent } from '../domain/agent-activity';
 import type { LoggedEvent } from '../domain/interaction-record';
 import { ActivityRound } from '../store/activity-chunk.codec';
 import type { InteractionEventWrite, StatisticsRepository } from '../store/statistics.repository';
@@ -54,17 +54,22 @@ export class StatisticsConsumer {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The per-event handler: validates nothing itself (the consumer did), computes the writes, buffers them. */
-  readonly handle = async (event: CloudEvent, _ctx: HandlerContext): Promise<void> => {
+  /**
+   * Buffers one event (the bus consumer's synchronous `handleEach` fast path): validates nothing itself (the consumer
+   * did), puts an agent activity's rows straight into the next write round, keeps an interaction event as it is.
+   */
+  readonly handleEach = (event: CloudEvent): void => {
     const accountId = event.accountid as string;
     if (event.type.startsWith('agent-activity.')) {
-      for (const w of activityWrites({ type: event.type, data: event.data } as AgentActivityEvent))
-        this.activities.add(accountId, w.kind, w.hour, w.item);
+      this.activities.addEvent(accountId, event as unknown as AgentActivityEvent);
     } else if (recordEvents.has(event.type)) {
       const data = event.data as LoggedEvent['data'];
       this.interactions.push({ accountId, event: { type: event.type, sequence: data.sequence as number, data } });
     }
   };
+
+  /** The per-event handler (the consumer's slow path: retries, dead letters): the same as {@link handleEach}. */
+  readonly handle = async (event: CloudEvent, _ctx: HandlerContext): Promise<void> => this.handleEach(event);
 
   /**
    * Writes what the batch of `topic`/`partition` buffered, together with whatever other partitions buffered by the

@@ -1,4 +1,5 @@
-import { type ActivityItem, activityItem, activityKey } from '../domain/agent-activity';
+import { eventTimeMs } from '@cc/contracts';
+import { type ActivityItem, type AgentActivityEvent, activityItem, activityKey } from '../domain/agent-activity';
 import { hourMs } from '../domain/time';
 
 /** A stored activity with the time it was last written. */
@@ -101,11 +102,13 @@ export class ChunkRows {
     }
     const c = this.c[a] as Map<number | string, Row>;
     const o = this.o[a] as Map<number | string, Row>;
+    // Starts within the hour: small integers, no number object per key.
+    const at = item.start - this.hour * hourMs;
     const k =
       item.type === 'Presence'
-        ? item.start * 4
+        ? at * 4
         : item.type === 'Workload'
-          ? item.start * 4 + 1
+          ? at * 4 + 1
           : `${item.start}~${item.type}~${item.category}~${item.channel?.guid ?? ''}`;
     if (kind === 'open' && c.has(k)) return;
     const row = rowOf(item, this.hour * hourMs, a, 0);
@@ -116,6 +119,32 @@ export class ChunkRows {
     } else o.set(k, row);
     this.held += c.size + o.size - before;
     if (item.end !== null) this.ended.set(Math.floor(item.end / hourMs), true);
+  }
+
+  /**
+   * Adds a row built straight from an event's data (see {@link ActivityRound.addEvent}): the row {@link add} would
+   * build from the item (its agent index set here), `k` the rest of its natural key as {@link add} makes it, `end`
+   * its end (null while it runs).
+   */
+  addRow(kind: 'open' | 'closed', agentId: string, k: number | string, row: Row, end: number | null): void {
+    let a = this.agents.get(agentId);
+    if (a === undefined) {
+      a = this.agents.size;
+      this.agents.set(agentId, a);
+      this.c.push(new Map());
+      this.o.push(new Map());
+    }
+    const c = this.c[a] as Map<number | string, Row>;
+    const o = this.o[a] as Map<number | string, Row>;
+    if (kind === 'open' && c.has(k)) return;
+    row[0] = a;
+    const before = c.size + o.size;
+    if (kind === 'closed') {
+      c.set(k, row);
+      o.delete(k);
+    } else o.set(k, row);
+    this.held += c.size + o.size - before;
+    if (end !== null) this.ended.set(Math.floor(end / hourMs), true);
   }
 
   /** Activities held (finished and running). */
@@ -153,7 +182,102 @@ export class ActivityRound {
     chunk.add(kind, item);
     this.writes++;
   }
+
+  /** Adds a row to the chunk of `hour` (see {@link ChunkRows.addRow}). */
+  private addRow(
+    accountId: string,
+    kind: 'open' | 'closed',
+    agentId: string,
+    hour: number,
+    k: number | string,
+    row: Row,
+    end: number | null,
+  ): void {
+    let hours = this.accounts.get(accountId);
+    if (!hours) {
+      hours = new Map();
+      this.accounts.set(accountId, hours);
+    }
+    let chunk = hours.get(hour);
+    if (!chunk) {
+      chunk = new ChunkRows(hour);
+      hours.set(hour, chunk);
+    }
+    chunk.addRow(kind, agentId, k, row, end);
+    this.writes++;
+  }
+
+  /**
+   * Adds the activity writes of one agent-activity event (those of `activityWrites`), each row built straight from
+   * the event's data: no item, write or key object per activity. A row's agent and start are set by its chunk.
+   */
+  addEvent(accountId: string, event: AgentActivityEvent): void {
+    switch (event.type) {
+      case 'agent-activity.presence-changed': {
+        const d = event.data;
+        const p = d.previous;
+        if (p) {
+          const start = timeMs(p.startedAt);
+          const hour = Math.floor(start / hourMs);
+          const at = start - hour * hourMs;
+          const efr = p.eligibleForRouting ? 1 : 0;
+          const row: Row = [0, 0, at, p.durationMs, 0, p.presence, 1, efr, p.reason ?? null];
+          this.addRow(accountId, 'closed', d.agentId, hour, at * 4, row, start + p.durationMs);
+        }
+        const start = timeMs(d.occurredAt);
+        const hour = Math.floor(start / hourMs);
+        const at = start - hour * hourMs;
+        const row: Row = [0, 0, at, null, 0, d.presence, 1, d.eligibleForRouting ? 1 : 0, d.reason ?? null];
+        this.addRow(accountId, 'open', d.agentId, hour, at * 4, row, null);
+        return;
+      }
+      case 'agent-activity.workload-changed': {
+        const d = event.data;
+        const p = d.previous;
+        if (p) {
+          const start = timeMs(p.startedAt);
+          const hour = Math.floor(start / hourMs);
+          const at = start - hour * hourMs;
+          const w = p.workload;
+          const row: Row = [0, 1, at, p.durationMs, 0, w.calls, w.semiLive, w.nonLive];
+          this.addRow(accountId, 'closed', d.agentId, hour, at * 4 + 1, row, start + p.durationMs);
+        }
+        const start = timeMs(d.occurredAt);
+        const hour = Math.floor(start / hourMs);
+        const at = start - hour * hourMs;
+        const w = d.workload;
+        const row: Row = [0, 1, at, null, 0, w.calls, w.semiLive, w.nonLive];
+        this.addRow(accountId, 'open', d.agentId, hour, at * 4 + 1, row, null);
+        return;
+      }
+      case 'agent-activity.segment-started':
+      case 'agent-activity.segment-ended': {
+        const d = event.data;
+        if (!segments.has(d.segment)) return;
+        const start = timeMs(d.startedAt);
+        const hour = Math.floor(start / hourMs);
+        const at = start - hour * hourMs;
+        const r = d.interaction;
+        const ref = [r.guid, r.medium, r.mediumManager, r.direction];
+        const k = `${start}~Interaction~${d.segment}~${d.channel.guid}`;
+        if (event.type === 'agent-activity.segment-started') {
+          const row: Row = [0, 2, at, null, 0, d.segment, 'InProgress', ref, d.channel.guid];
+          this.addRow(accountId, 'open', d.agentId, hour, k, row, null);
+        } else {
+          const e = event.data as Extract<AgentActivityEvent, { type: 'agent-activity.segment-ended' }>['data'];
+          const row: Row = [0, 2, at, e.durationMs, 0, d.segment, e.status ?? 'Completed', ref, d.channel.guid];
+          this.addRow(accountId, 'closed', d.agentId, hour, k, row, start + e.durationMs);
+        }
+        return;
+      }
+    }
+  }
 }
+
+/** A time of an event (validated `date-time`): the events' own shape read field by field, any other by `Date.parse`. */
+const timeMs = (s: string): number => eventTimeMs(s) ?? Date.parse(s);
+/** Interaction segments that are activities of their own (as `activityWrites`). */
+const segments = new Set(['Ringing', 'Connected', 'Wrap']);
 
 /**
  * Encodes a chunk of `hour`: finished and running activities (callers keep the two disjoint by natural key), each

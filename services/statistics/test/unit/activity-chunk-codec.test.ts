@@ -1,12 +1,19 @@
-import { type ActivityItem, activityKey } from '../../src/domain/agent-activity';
+import {
+  type ActivityItem,
+  type AgentActivityEvent,
+  activityKey,
+  activityWrites,
+} from '../../src/domain/agent-activity';
 import { hourMs, hourOf } from '../../src/domain/time';
 import {
+  ActivityRound,
   ChunkRows,
   decodeActivityChunk,
   encodeActivityChunk,
   mergeActivityChunks,
   type StoredActivity,
 } from '../../src/store/activity-chunk.codec';
+import { agentActivityScript } from '../builders/agent-activity-events';
 
 const hour = hourOf(Date.parse('2024-05-01T08:00:00Z'));
 const at = (minute: number) => hour * hourMs + minute * 60_000 + 123;
@@ -145,5 +152,64 @@ describe('activity chunk codec', () => {
       { ...segment(2, 2, null, { channel: { guid: 'ch-2' } }), updatedAt: 7 },
       { ...segment(2, 2, null, { category: 'Wrap' }), updatedAt: 7 },
     ]);
+  });
+});
+
+describe('a write round built straight from the events', () => {
+  const presenceEvent = (
+    occurredAt: string,
+    previous: Record<string, unknown> | null,
+    reason: string | null = null,
+  ) => ({
+    type: 'agent-activity.presence-changed',
+    data: { agentId: agent(3), occurredAt, presence: 'Away', eligibleForRouting: false, reason, previous },
+  });
+  const events = [
+    ...agentActivityScript(),
+    presenceEvent('2024-05-01T08:10:00.250Z', {
+      presence: 'Ready',
+      eligibleForRouting: true,
+      reason: 'back',
+      startedAt: '2024-05-01T07:59:00.000Z',
+      durationMs: 660_250,
+    }),
+    // Another time shape (an offset, no milliseconds), a reason left out of the previous state.
+    presenceEvent(
+      '2024-05-01T10:20:00+02:00',
+      { presence: 'Away', eligibleForRouting: false, startedAt: '2024-05-01T08:10:00.250Z', durationMs: 599_750 },
+      'lunch',
+    ),
+    // HeldExternalParty runs inside Connected: no activity of its own.
+    ...agentActivityScript()
+      .filter((e) => e.type.startsWith('agent-activity.segment-'))
+      .map((e) => ({ ...e, data: { ...e.data, segment: 'HeldExternalParty' } })),
+    // No status: a finished segment is Completed.
+    ...agentActivityScript()
+      .filter((e) => e.type === 'agent-activity.segment-ended')
+      .map((e) => ({ ...e, data: { ...e.data, status: undefined, channel: { guid: 'ch-other' } } })),
+  ] as AgentActivityEvent[];
+
+  it('holds the same rows as the round built from the items of `activityWrites`', () => {
+    const direct = new ActivityRound();
+    const viaItems = new ActivityRound();
+    for (const [n, e] of events.entries()) {
+      const account = n % 2 ? 'acc-1' : 'acc-2';
+      direct.addEvent(account, e);
+      for (const w of activityWrites(e)) viaItems.add(account, w.kind, w.hour, w.item);
+    }
+    expect(direct.writes).toBe(viaItems.writes);
+    expect(direct.writes).toBe(19);
+    const chunks = (round: ActivityRound) =>
+      [...round.accounts].flatMap(([account, hours]) =>
+        [...hours].map(([h, rows]) => ({
+          account,
+          h,
+          size: rows.size,
+          ended: [...rows.ended.keys()],
+          data: rows.encode(7),
+        })),
+      );
+    expect(chunks(direct)).toEqual(chunks(viaItems));
+    expect(chunks(direct).length).toBeGreaterThan(2);
   });
 });
