@@ -21,6 +21,10 @@ export const allowedScans: { match: string; why: string }[] = [
     why: "routing engine's >= 30 s safety sweep for stored wakes: one document per account (grows with accounts, not history); the hot path wakes on the write and on timers.",
   },
   {
+    match: 'routing_accounts.updateMany {"owner":"?"} @ services/routing/src/store/account-lease.repository.ts',
+    why: "routing engine's graceful shutdown giving up this instance's leases: once per process, one document per account (grows with accounts, not history).",
+  },
+  {
     match: '@ libs/store/src/expiry.ts',
     why: 'bookkeeping expiry: an hourly bounded range read (FerretDB pushes no ranges; MongoDB serves it from the index), then deletes by _id.',
   },

@@ -257,6 +257,18 @@ function commandCounter() {
 
 type Counter = ReturnType<typeof commandCounter>;
 
+/**
+ * Documents routing's `find`s returned from `interactions` and `agents` (what the store converts for a routing
+ * pass): a global mongoose plugin, registered before the in-process service compiles its models.
+ */
+let docsRead = 0;
+mongoose.plugin((schema) => {
+  schema.post('find', function (this: { model?: { collection?: { name?: string } } }, res: unknown) {
+    const name = this.model?.collection?.name;
+    if (Array.isArray(res) && (name === 'interactions' || name === 'agents')) docsRead += res.length;
+  });
+});
+
 /** Waits until routing sent no store command for `quietMs` (its pass and outbox clears are done), or the deadline. */
 async function settle(counter: Counter, quietMs: number, deadlineMs: number): Promise<void> {
   const giveUp = Date.now() + deadlineMs;
@@ -280,10 +292,12 @@ async function profilePhase(t: Target, counter: Counter, objects: number, count:
   const tokens = await setupAccount(t, t.base, accountId);
   const inRequest: number[] = [];
   const caused: number[] = [];
+  const docs: number[] = [];
   const kinds = new Map<string, number>();
   for (let i = 0; i < count; i++) {
     await settle(counter, 300, 5_000);
     const before = counter.total;
+    const docsBefore = docsRead;
     const kindsBefore = counter.snapshot();
     const requests = Array.from({ length: objects }, (_, j) => ({
       requestId: `p-${i}-${j}`,
@@ -294,6 +308,7 @@ async function profilePhase(t: Target, counter: Counter, objects: number, count:
     inRequest.push(counter.total - before);
     await settle(counter, 300, 5_000);
     caused.push(counter.total - before);
+    docs.push(docsRead - docsBefore);
     if (i === count - 1)
       for (const [k, n] of counter.snapshot()) {
         const d = n - (kindsBefore.get(k) ?? 0);
@@ -308,6 +323,9 @@ async function profilePhase(t: Target, counter: Counter, objects: number, count:
     inRequestMax: Math.max(...inRequest),
     totalMedian: median(caused),
     totalMax: Math.max(...caused),
+    /** Interaction and agent documents the store returned for the Invocation (its routing pass) and the last one. */
+    docsReadMedian: median(docs),
+    docsReadLast: docs.at(-1) ?? 0,
     lastByCommand: Object.fromEntries([...kinds].sort((a, b) => b[1] - a[1])),
   };
 }
@@ -411,8 +429,11 @@ async function backlogPhase(t: Target, counter: Counter) {
   process.stdout.write(
     `[bench] backlog at rest ${JSON.stringify(idle)}\n[bench] Invoke 1 object x ${singleCount} with ${backlogSize} queued\n`,
   );
+  const docsBefore = docsRead;
   const invoke = await invokePhase(t, 1, singleCount, concurrency, accountId, tokens);
-  return { idle, invoke };
+  // Interaction and agent documents the store returned per Invocation while the backlog was queued.
+  const docsReadPerInvoke = Math.round(((docsRead - docsBefore) / singleCount) * 10) / 10;
+  return { idle, invoke: { ...invoke, docsReadPerInvoke } };
 }
 
 /**

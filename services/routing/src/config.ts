@@ -33,6 +33,14 @@ export const configSpec = {
     default: 30_000,
     desc: "How often the engine re-reads every account's stored next wake (a safety net: passes are woken by work and by timers)",
   }),
+  ENGINE_RELOAD_MS: num({
+    default: 300_000,
+    desc: "How often the lease owner reads a held account's live interactions and agents whole again (a safety net: passes read only what others changed)",
+  }),
+  ENGINE_MEMORY_IDLE_MS: num({
+    default: 600_000,
+    desc: "Accounts no routing pass has used for this long leave the lease owner's memory (read again by their next pass)",
+  }),
   LEASE_MS: num({
     default: 10000,
     desc: "Length of an account lease: one instance at a time makes the account's routing decisions",

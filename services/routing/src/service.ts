@@ -17,6 +17,7 @@ import { producedTopics, providerTopic } from './events/topics';
 import { verifierFor } from './http/auth';
 import { mountRoutes } from './http/routes';
 import { AccountLeaseRepository } from './store/account-lease.repository';
+import { AccountMemory } from './store/account-memory';
 import { AgentRepository } from './store/agent.repository';
 import { ConfigRepository } from './store/config.repository';
 import { InteractionRepository } from './store/interaction.repository';
@@ -97,6 +98,7 @@ export async function startService(
   const logger = runtime.logger;
   const instanceId = config.INSTANCE_ID || `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const providers = new ProviderRepository(models, config.CONFIG_CACHE_MS);
+  const memory = new AccountMemory();
   const context: RoutingContext = {
     settings: {
       offerTimeoutMs: config.OFFER_TIMEOUT_MS,
@@ -108,17 +110,20 @@ export async function startService(
       leaseMs: config.LEASE_MS,
       passGapMs: config.ENGINE_PASS_GAP_MS,
       sweepMs: config.ENGINE_SWEEP_MS,
+      reloadMs: config.ENGINE_RELOAD_MS,
+      memoryIdleMs: config.ENGINE_MEMORY_IDLE_MS,
       maxQueuedPerPass: config.MAX_QUEUED_PER_PASS,
       passConcurrency: config.ENGINE_PASS_CONCURRENCY,
       instanceId,
     },
     logger: logger.child({ component: 'routing' }),
-    interactions: new InteractionRepository(models),
-    agents: new AgentRepository(models),
+    interactions: new InteractionRepository(models, memory),
+    agents: new AgentRepository(models, memory),
     config: new ConfigRepository(models, config.CONFIG_CACHE_MS),
     providers,
     requests: new RequestLogRepository(models, config.REQUEST_ID_RETENTION_HOURS * 3_600_000),
     leases: new AccountLeaseRepository(models),
+    memory,
     publisher: new EagerPublisher({
       relay,
       logger: logger.child({ component: 'publisher' }),

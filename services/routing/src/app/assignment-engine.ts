@@ -6,6 +6,7 @@ import { planRepairs } from '../domain/repairs';
 import type { AgentRecord, Decision, InteractionRecord } from '../domain/types';
 import { toCloudEvents } from '../events/publisher';
 import { never } from '../store/account-lease.repository';
+import type { AccountState } from '../store/account-memory';
 import { Coalesced } from '../store/group-commit';
 import type { AgentSync } from './agent-sync';
 import type { RoutingContext, Waker } from './context';
@@ -142,10 +143,13 @@ export class AssignmentEngine implements Waker {
     await this.sweeping;
     while (this.running.size) await Promise.all(this.running.values());
     await this.ctx.leases.releaseAll(this.ctx.settings.instanceId).catch(() => undefined);
+    this.ctx.memory.clear();
   }
 
   /** Arms a timer for every account with a stored wake: the safety net for deadlines nobody here armed. */
   private async sweep(): Promise<void> {
+    // Accounts no pass has used for a while leave memory (loaded again by their next pass).
+    this.ctx.memory.dropIdle(Date.now() - this.ctx.settings.memoryIdleMs);
     for (const { accountId, wakeAt } of await this.ctx.leases.pending(1000)) this.schedule(accountId, wakeAt);
   }
 
@@ -179,21 +183,30 @@ export class AssignmentEngine implements Waker {
     const { leases, settings } = this.ctx;
     const now = Date.now();
     const mark = now + settings.leaseMs;
-    if (!(await leases.acquire(accountId, settings.instanceId, now, settings.leaseMs, mark))) {
+    const taken = await leases.begin(accountId, settings.instanceId, now, settings.leaseMs, mark);
+    if (!taken) {
       // Not due yet, or another instance is passing it: arm for the stored wake, or for the end of that
       // lease (the holder re-runs if woken meanwhile; this timer covers the holder dying mid-pass).
       const state = await leases.state(accountId);
       if (!state) return;
       const heldElsewhere = state.owner && state.owner !== settings.instanceId && state.leaseUntil > now;
+      // Another instance decides for the account now: what this one kept of it goes stale.
+      if (state.owner !== settings.instanceId) this.ctx.memory.drop(accountId);
       this.schedule(accountId, heldElsewhere ? Math.max(state.wakeAt, state.leaseUntil + 1) : state.wakeAt);
       return;
     }
+    // Another instance ran a pass since this one's last (its routing writes leave no change flag), or this
+    // one never held the account: read the account whole.
+    const takeover = taken.previousOwner !== settings.instanceId;
+    if (takeover) this.ctx.memory.drop(accountId);
     this.lastPass.set(accountId, now);
     let next: number;
     try {
-      next = await this.pass(accountId);
+      next = await this.pass(accountId, { takeover: takeover && taken.previousOwner !== null });
     } catch (err) {
-      // The stored wake stays at the lease end: this or another instance retries then.
+      // The stored wake stays at the lease end: this or another instance retries then. What this instance
+      // kept of the account is read again (a pass that failed halfway may have left it behind the store).
+      this.ctx.memory.drop(accountId);
       this.ctx.logger.warn({ err: (err as Error).message, accountId }, 'routing pass failed; retried after the lease');
       this.schedule(accountId, mark);
       return;
@@ -203,22 +216,87 @@ export class AssignmentEngine implements Waker {
     this.schedule(accountId, settled ? next : Date.now());
   }
 
-  /** One routing pass for an account; returns when the next one is due. */
-  async pass(accountId: string): Promise<number> {
-    const { interactions, settings } = this.ctx;
+  /**
+   * The account as this instance keeps it while it holds the lease (ARCHITECTURE §7): read whole when
+   * missing (first pass, lease taken over, memory dropped) or when its safety reload is due — a lease
+   * length after taking over from another instance (whose last writes may still land), else every
+   * `reloadMs`; otherwise only what others changed since the last pass (the change flag), merged by
+   * version. Returns the change flags read (id → version), which the pass clears at its end.
+   */
+  private async accountState(
+    accountId: string,
+    takeover: boolean,
+  ): Promise<{ state: AccountState; flags: [Map<string, number>, Map<string, number>] }> {
+    const { memory, interactions, agents, settings } = this.ctx;
+    const now = Date.now();
+    let state = memory.get(accountId);
+    let flags: [Map<string, number>, Map<string, number>];
+    if (!state || state.reloadAt <= now) {
+      const [live, all] = await Promise.all([interactions.live(accountId), agents.all(accountId)]);
+      state = memory.load(
+        accountId,
+        live.items,
+        all.items,
+        now,
+        now + (takeover ? settings.leaseMs : settings.reloadMs),
+      );
+      flags = [live.dirty, all.dirty];
+    } else {
+      const [changedInteractions, changedAgents] = await Promise.all([
+        interactions.changed(accountId),
+        agents.changed(accountId),
+      ]);
+      for (const item of changedInteractions.items) memory.noteInteraction(accountId, item);
+      for (const agent of changedAgents.items) memory.noteAgent(accountId, agent);
+      flags = [changedInteractions.dirty, changedAgents.dirty];
+    }
+    state.usedAt = now;
+    return { state, flags };
+  }
+
+  /**
+   * Clears the change flags a pass read, at the versions it merged, except where memory moved on: the
+   * pass's own routing writes already cleared theirs (`decided`: unassigned interactions whose trace
+   * signature was written with the flag cleared), and a later write by anyone keeps its flag for the next pass.
+   */
+  private async clearFlags(
+    accountId: string,
+    flags: [Map<string, number>, Map<string, number>],
+    decided: Set<string>,
+  ): Promise<void> {
+    const state = this.ctx.memory.get(accountId);
+    if (!state) return;
+    const interactions = new Map(
+      [...flags[0]].filter(([id, v]) => !decided.has(id) && state.interactions.get(id)?.rec.version === v),
+    );
+    const agents = new Map([...flags[1]].filter(([id, v]) => state.agents.get(id)?.version === v));
+    await Promise.all([this.ctx.interactions.seen(accountId, interactions), this.ctx.agents.seen(accountId, agents)]);
+  }
+
+  /** One routing pass for an account, from memory; returns when the next one is due. */
+  async pass(accountId: string, opts: { takeover?: boolean } = {}): Promise<number> {
+    const { interactions, settings, memory } = this.ctx;
     const started = Date.now();
     // The lease is renewed between the pass's steps once half of it has gone (reads can be slow under load);
-    // if another instance took it meanwhile, this pass stops writing and leaves the account to it.
+    // if another instance took it meanwhile, this pass stops writing and leaves the account to it, and if
+    // another ran a pass in between (its lease ran out too), what is kept here is read again next time.
     let leaseDeadline = started + settings.leaseMs / 2;
     const keepLease = async (): Promise<boolean> => {
       const now = Date.now();
       if (now <= leaseDeadline) return true;
-      if (!(await this.ctx.leases.acquire(accountId, settings.instanceId, now, settings.leaseMs))) return false;
+      const renewed = await this.ctx.leases.renew(accountId, settings.instanceId, now, settings.leaseMs);
+      if (renewed?.previousOwner !== settings.instanceId) {
+        memory.drop(accountId);
+        return false;
+      }
       leaseDeadline = now + settings.leaseMs / 2;
       return true;
     };
-    const live = await interactions.live(accountId);
-    let agents = await this.ctx.agents.all(accountId);
+    const { state, flags } = await this.accountState(accountId, opts.takeover ?? false);
+    const decided = new Set<string>();
+    const agentsNow = () => [...(memory.get(accountId) ?? state).agents.values()];
+    const live = [...state.interactions.values()];
+    let agents = agentsNow();
     if (!(await keepLease())) return Date.now();
     const touched = new Set<string>();
     const apply = async (rec: InteractionRecord, change: (r: InteractionRecord) => Transition, what: string) => {
@@ -254,7 +332,7 @@ export class AssignmentEngine implements Waker {
         );
       }
     }
-    if (touched.size) agents = await this.ctx.agents.all(accountId);
+    if (touched.size) agents = agentsNow();
     if (!(await keepLease())) return Date.now();
 
     // Repairs: a leg whose agent's work list does not follow it (a crash between the two writes, or a
@@ -268,7 +346,7 @@ export class AssignmentEngine implements Waker {
     );
     for (const [agentId, ids] of repairs.sync) await this.sync.sync(accountId, agentId, { extra: [...ids] });
     for (const id of repairs.archive) await interactions.archive(accountId, id).catch(() => false);
-    if (repairs.sync.size) agents = await this.ctx.agents.all(accountId);
+    if (repairs.sync.size) agents = agentsNow();
 
     const queued = live
       .map((l) => l.rec)
@@ -278,7 +356,7 @@ export class AssignmentEngine implements Waker {
     const counts = new Map(live.map((l) => [l.rec.interactionId, l.decisionCount]));
     let nextAt = queued.length
       ? (await keepLease())
-        ? await this.assign(accountId, queued, agents, leaseDeadline, counts)
+        ? await this.assign(accountId, queued, agents, keepLease, counts, decided)
         : Date.now()
       : never;
     for (const { rec } of live) {
@@ -287,6 +365,7 @@ export class AssignmentEngine implements Waker {
     }
     if (touched.size || repairs.waiting)
       nextAt = Math.min(nextAt, Date.now() + Math.max(settings.passGapMs, repairs.waiting ? settings.syncGraceMs : 0));
+    await this.clearFlags(accountId, flags, decided);
     this.ctx.logger.debug(
       {
         accountId,
@@ -311,19 +390,23 @@ export class AssignmentEngine implements Waker {
     accountId: string,
     queued: InteractionRecord[],
     agentList: AgentRecord[],
-    leaseDeadline: number,
+    keepLease: () => Promise<boolean>,
     decisionCounts: Map<string, number>,
+    decided: Set<string>,
   ): Promise<number> {
     const { agents, interactions, settings, logger } = this.ctx;
     const records = new Map(agentList.map((a) => [a.agentId, a]));
     let nextAt = never;
-    const unassigned: { interactionId: string; decision: Decision; signature: string; count: number }[] = [];
+    const unassigned: {
+      interactionId: string;
+      version: number;
+      decision: Decision;
+      signature: string;
+      count: number;
+    }[] = [];
     for (const rec of queued) {
+      if (!(await keepLease())) return Date.now();
       const now = Date.now();
-      if (now > leaseDeadline) {
-        if (!(await this.ctx.leases.acquire(accountId, settings.instanceId, now, settings.leaseMs))) return now;
-        leaseDeadline = now + settings.leaseMs / 2;
-      }
       if (rec.queue?.timeoutAt != null) nextAt = Math.min(nextAt, rec.queue.timeoutAt);
       const req = requestOf(rec, settings.rejectCooldownMs);
       const change = nextRoutingChangeAt(req, now);
@@ -337,6 +420,7 @@ export class AssignmentEngine implements Waker {
         if (lastRule !== decision.rule || now - Number(lastAt ?? 0) >= decisionRefreshMs) {
           unassigned.push({
             interactionId: rec.interactionId,
+            version: rec.version,
             decision,
             signature: `${decision.rule}@${now}`,
             count: decisionCounts.get(rec.interactionId) ?? 0,
@@ -362,12 +446,16 @@ export class AssignmentEngine implements Waker {
         reservation.next,
         winner.version,
         toCloudEvents(accountId, winner.agentId, reservation.events),
+        { byOwner: true },
       );
       if (!reserved) {
-        // The agent changed meanwhile: read it again and try this interaction on the next pass.
+        // The agent changed meanwhile: read it again (into memory too) and try this interaction on the next pass.
         const fresh = await agents.get(accountId, winner.agentId);
         if (fresh) records.set(fresh.agentId, fresh);
-        else records.delete(winner.agentId);
+        else {
+          records.delete(winner.agentId);
+          this.ctx.memory.forgetAgent(accountId, winner.agentId);
+        }
         nextAt = Math.min(nextAt, Date.now());
         continue;
       }
@@ -386,12 +474,16 @@ export class AssignmentEngine implements Waker {
         rec.version,
         toCloudEvents(accountId, rec.interactionId, offer.events),
         decision,
+        { byOwner: true },
       );
       if (!offered) {
         logger.info(
           { accountId, interactionId: rec.interactionId },
           'interaction changed during assignment; reservation withdrawn',
         );
+        // Memory was behind the store for this interaction: read it again (never act on it stale twice).
+        if (!(await interactions.get(accountId, rec.interactionId)))
+          this.ctx.memory.forgetInteraction(accountId, rec.interactionId);
         await this.sync.sync(accountId, winner.agentId, { abandon: new Set([ids.channelId]) });
         const fresh = await agents.get(accountId, winner.agentId);
         if (fresh) records.set(fresh.agentId, fresh);
@@ -400,7 +492,7 @@ export class AssignmentEngine implements Waker {
       void this.ctx.publisher.soon(interactions.outboxModel, rec.interactionId, { staged: offered });
       nextAt = Math.min(nextAt, offer.next.offer?.expiresAt ?? never);
     }
-    await interactions.recordDecisions(accountId, unassigned, maxDecisions);
+    for (const id of await interactions.recordDecisions(accountId, unassigned, maxDecisions)) decided.add(id);
     return nextAt;
   }
 }

@@ -1,6 +1,7 @@
 import type { EagerPublisher } from '@cc/bus';
 import type { Logger } from '@cc/kit';
 import type { AccountLeaseRepository } from '../store/account-lease.repository';
+import type { AccountMemory } from '../store/account-memory';
 import type { AgentRepository } from '../store/agent.repository';
 import type { ConfigRepository } from '../store/config.repository';
 import type { InteractionRepository } from '../store/interaction.repository';
@@ -20,6 +21,10 @@ export interface RoutingSettings {
   passGapMs: number;
   /** Period of the engine's safety sweep over stored wakes. */
   sweepMs: number;
+  /** How often the lease owner reads a held account whole again (a safety net; see AccountMemory). */
+  reloadMs: number;
+  /** Accounts no pass has used for this long leave memory. */
+  memoryIdleMs: number;
   maxQueuedPerPass: number;
   /** Passes of different accounts one instance runs at once. */
   passConcurrency: number;
@@ -41,6 +46,8 @@ export interface RoutingContext {
   providers: ProviderRepository;
   requests: RequestLogRepository;
   leases: AccountLeaseRepository;
+  /** The routing state of the accounts whose lease this instance holds. */
+  memory: AccountMemory;
   publisher: EagerPublisher;
   waker: Waker;
 }

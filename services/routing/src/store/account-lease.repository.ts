@@ -54,21 +54,49 @@ export class AccountLeaseRepository {
   }
 
   /**
-   * Takes or renews the account's lease in one conditional update: it succeeds only if the lease is free
-   * (expired) or already ours. With `mark` it starts a pass: only if a pass is due (`wakeAt` reached), and
-   * `wakeAt` becomes `mark` (the lease end, so a pass that dies is retried); a wake during the pass sets it
-   * back to 0, which {@link settle} then sees. Without `mark` it renews the lease of a pass in progress.
+   * Starts a pass: takes the account's lease in one conditional update, only if a pass is due (`wakeAt`
+   * reached) and the lease is free (expired) or already ours; `wakeAt` becomes `mark` (the lease end, so a
+   * pass that dies is retried), and a wake during the pass sets it back to 0, which {@link settle} then sees.
+   * Returns null if not taken, else the owner before: this instance itself means no other instance ran a
+   * pass of the account since this one's last (every pass start writes its owner), so its memory of the
+   * account holds (see AccountMemory).
    */
-  async acquire(accountId: string, owner: string, now: number, leaseMs: number, mark?: number): Promise<boolean> {
-    const res = await this.models.accounts.updateOne(
-      {
-        _id: accountId,
-        ...(mark !== undefined ? { wakeAt: { $lte: now } } : {}),
-        $or: [{ leaseUntil: { $lt: now } }, { owner }],
-      },
-      { $set: { owner, leaseUntil: now + leaseMs, ...(mark !== undefined ? { wakeAt: mark } : {}) } },
-    );
-    return res.matchedCount === 1;
+  async begin(
+    accountId: string,
+    owner: string,
+    now: number,
+    leaseMs: number,
+    mark: number,
+  ): Promise<{ previousOwner: string | null } | null> {
+    const before = await this.models.accounts
+      .findOneAndUpdate(
+        { _id: accountId, wakeAt: { $lte: now }, $or: [{ leaseUntil: { $lt: now } }, { owner }] },
+        { $set: { owner, leaseUntil: now + leaseMs, wakeAt: mark } },
+        // No projection: FerretDB 1.24 does not implement findAndModify `fields`.
+        { new: false },
+      )
+      .lean<Doc>();
+    return before ? { previousOwner: before.owner ?? null } : null;
+  }
+
+  /**
+   * Renews the lease of a pass in progress: only if it is still ours or free (one conditional update).
+   * Returns null if another instance holds it, else the owner before (another one: it ran a pass meanwhile).
+   */
+  async renew(
+    accountId: string,
+    owner: string,
+    now: number,
+    leaseMs: number,
+  ): Promise<{ previousOwner: string | null } | null> {
+    const before = await this.models.accounts
+      .findOneAndUpdate(
+        { _id: accountId, $or: [{ leaseUntil: { $lt: now } }, { owner }] },
+        { $set: { owner, leaseUntil: now + leaseMs } },
+        { new: false },
+      )
+      .lean<Doc>();
+    return before ? { previousOwner: before.owner ?? null } : null;
   }
 
   /**

@@ -4,6 +4,7 @@ import { nameKey } from '../domain/names';
 import type { AgentRecord } from '../domain/types';
 import type { Staged } from '../events/publisher';
 import { agentActivityTopic } from '../events/topics';
+import type { AccountMemory } from './account-memory';
 import { isDuplicateKey } from './errors';
 import type { Models } from './models';
 
@@ -11,7 +12,7 @@ import type { Models } from './models';
 type Doc = Record<string, any>;
 
 function toRecord(doc: Doc): AgentRecord {
-  const { _id, outbox: _o, outboxSeq: _s, usernameKey: _k, workCount: _w, ...rest } = doc;
+  const { _id, outbox: _o, outboxSeq: _s, usernameKey: _k, workCount: _w, dirty: _x, ...rest } = doc;
   return { ...(rest as Omit<AgentRecord, 'agentId'>), agentId: _id as string };
 }
 
@@ -32,9 +33,21 @@ const mutable = [
   'version',
 ] as const;
 
+/** Most operations in one bulk write (larger bulks stall the portable store for everyone). */
+const bulkLimit = 50;
+
+/** The documents carrying the change flag, with the version they carry it at. */
+function flagged(docs: Doc[]): Map<string, number> {
+  return new Map(docs.filter((d) => d.dirty === true).map((d) => [d._id as string, d.version as number]));
+}
+
 /** Agents of one account at a time: profile, presence and work list with the agent-activity outbox. */
 export class AgentRepository {
-  constructor(private readonly models: Models) {}
+  constructor(
+    private readonly models: Models,
+    /** The lease owner's account state: every write and full read here is noted in it. */
+    private readonly memory?: AccountMemory,
+  ) {}
 
   /** The model the outbox relay and eager publisher address by `_id` (below the tenancy guard, via `crossAccount`). */
   get outboxModel() {
@@ -50,9 +63,11 @@ export class AgentRepository {
         ...rest,
         usernameKey: nameKey(agent.username),
         workCount: agent.work.length,
+        dirty: true,
         outbox: outboxEntries(agentActivityTopic, events),
         outboxSeq: events.length,
       } as never);
+      this.memory?.noteAgent(agent.accountId, agent);
       return true;
     } catch (err) {
       if (isDuplicateKey(err)) return false;
@@ -63,7 +78,10 @@ export class AgentRepository {
   /** One agent of the account, or null. */
   async get(accountId: string, agentId: string): Promise<AgentRecord | null> {
     const doc = await this.models.agents.findOne({ accountId, _id: agentId }, { outbox: 0 }).lean<Doc>();
-    return doc ? toRecord(doc) : null;
+    if (!doc) return null;
+    const agent = toRecord(doc);
+    this.memory?.noteAgent(accountId, agent);
+    return agent;
   }
 
   /** The agent with this username (case-insensitive), or null. */
@@ -74,10 +92,28 @@ export class AgentRepository {
     return doc ? toRecord(doc) : null;
   }
 
-  /** Every agent of the account (routing considers them all). */
-  async all(accountId: string): Promise<AgentRecord[]> {
+  /**
+   * Every agent of the account (routing considers them all): the lease owner's full read; `dirty` lists
+   * those carrying the change flag at their version.
+   */
+  async all(accountId: string): Promise<{ items: AgentRecord[]; dirty: Map<string, number> }> {
     const docs = await this.models.agents.find({ accountId }, { outbox: 0 }).lean<Doc[]>();
-    return docs.map(toRecord);
+    return { items: docs.map(toRecord), dirty: flagged(docs) };
+  }
+
+  /** The agents changed by writes the lease owner has not seen (as `InteractionRepository.changed`). */
+  async changed(accountId: string): Promise<{ items: AgentRecord[]; dirty: Map<string, number> }> {
+    const docs = await this.models.agents.find({ accountId, dirty: true }, { outbox: 0 }).lean<Doc[]>();
+    return { items: docs.map(toRecord), dirty: flagged(docs) };
+  }
+
+  /** Clears the change flag of agents merged at these versions (a later write keeps its flag). */
+  async seen(accountId: string, versions: Map<string, number>): Promise<void> {
+    const ops = [...versions].map(([id, version]) => ({
+      updateOne: { filter: { accountId, _id: id, version, dirty: true }, update: { $set: { dirty: false } } },
+    }));
+    for (let at = 0; at < ops.length; at += bulkLimit)
+      await this.models.agents.bulkWrite(ops.slice(at, at + bulkLimit), { ordered: false });
   }
 
   /** Agents holding work (for the reconciliation sweep). */
@@ -105,8 +141,18 @@ export class AgentRepository {
    * `version`); returns what is pending in the outbox, or null when another writer changed the agent
    * first. Throws on a username clash.
    */
-  async save(next: AgentRecord, expectedVersion: number, events: CloudEvent[]): Promise<Staged | null> {
-    const set: Record<string, unknown> = { usernameKey: nameKey(next.username), workCount: next.work.length };
+  async save(
+    next: AgentRecord,
+    expectedVersion: number,
+    events: CloudEvent[],
+    opts: { byOwner?: boolean } = {},
+  ): Promise<Staged | null> {
+    // The change flag: set by every write but the lease owner's own routing writes (see `changed`).
+    const set: Record<string, unknown> = {
+      usernameKey: nameKey(next.username),
+      workCount: next.work.length,
+      dirty: !opts.byOwner,
+    };
     for (const key of mutable) set[key] = next[key];
     const update = events.length ? withEvents({ $set: set }, agentActivityTopic, events) : { $set: set };
     const doc = await this.models.agents
@@ -115,12 +161,15 @@ export class AgentRepository {
         new: true,
       })
       .lean<Doc>();
-    return doc ? { entries: doc.outbox ?? [], seq: doc.outboxSeq ?? 0 } : null;
+    if (!doc) return null;
+    this.memory?.noteAgent(next.accountId, toRecord(doc));
+    return { entries: doc.outbox ?? [], seq: doc.outboxSeq ?? 0 };
   }
 
   /** Deletes a logged-out agent holding no work; false if it changed meanwhile. */
   async delete(accountId: string, agentId: string, version: number): Promise<boolean> {
     const res = await this.models.agents.deleteOne({ accountId, _id: agentId, version, presence: 'LoggedOut' });
+    if (res.deletedCount === 1) this.memory?.forgetAgent(accountId, agentId);
     return res.deletedCount === 1;
   }
 

@@ -5,6 +5,7 @@ import { releaseKey } from '../domain/interaction';
 import type { Decision, InteractionRecord } from '../domain/types';
 import type { Staged } from '../events/publisher';
 import { interactionTopic } from '../events/topics';
+import type { AccountMemory, LiveInteraction } from './account-memory';
 import { duplicateIndexes, isDuplicateKey } from './errors';
 import { GroupCommit } from './group-commit';
 import type { Models } from './models';
@@ -39,7 +40,7 @@ const mutable = [
 ] as const;
 
 function toRecord(doc: Doc): InteractionRecord {
-  const { _id, outbox: _o, outboxSeq: _s, updatedAt: _u, decisionCount: _c, decisions: _d, ...rest } = doc;
+  const { _id, outbox: _o, outboxSeq: _s, updatedAt: _u, decisionCount: _c, decisions: _d, dirty: _x, ...rest } = doc;
   return {
     ...(rest as Omit<InteractionRecord, 'interactionId' | 'decisions'>),
     decisions: [],
@@ -47,12 +48,15 @@ function toRecord(doc: Doc): InteractionRecord {
   };
 }
 
-/** A live interaction as the engine scans it, with when it last changed (for repairs). */
-export interface LiveInteraction {
-  rec: InteractionRecord;
-  updatedAt: number;
-  /** Decisions in its trace so far. */
-  decisionCount: number;
+export type { LiveInteraction } from './account-memory';
+
+function toLive(doc: Doc): LiveInteraction {
+  return { rec: toRecord(doc), updatedAt: doc.updatedAt ?? 0, decisionCount: doc.decisionCount ?? 0 };
+}
+
+/** The documents carrying the change flag, with the version they carry it at. */
+function flagged(docs: Doc[]): Map<string, number> {
+  return new Map(docs.filter((d) => d.dirty === true).map((d) => [d._id as string, d.version as number]));
 }
 
 /**
@@ -69,7 +73,11 @@ export class InteractionRepository {
   /** First claims of release keys (inserts): true for each refused because a claim exists. */
   private readonly keyInserts: GroupCommit<Doc, boolean>;
 
-  constructor(private readonly models: Models) {
+  constructor(
+    private readonly models: Models,
+    /** The lease owner's account state: every write and full read here is noted in it. */
+    private readonly memory?: AccountMemory,
+  ) {
     this.inserts = new GroupCommit(async (docs) => {
       const dup = new Set<number>();
       try {
@@ -123,18 +131,25 @@ export class InteractionRepository {
         ...rest,
         updatedAt: now,
         decisionCount: 0,
+        // A write the account's lease owner has not seen yet (see `changed`).
+        dirty: true,
         outbox,
         outboxSeq: outbox.length,
       };
     });
     const refused = await this.inserts.add(docs);
+    docs.forEach((d, i) => {
+      if (!refused[i]) this.memory?.noteInteraction(d.accountId, toLive(d));
+    });
     return new Set(docs.filter((_, i) => refused[i]).map((d) => d._id));
   }
 
   /** One live interaction of the account (without its trace), or null. */
   async get(accountId: string, interactionId: string): Promise<InteractionRecord | null> {
     const doc = await this.models.interactions.findOne({ accountId, _id: interactionId }, { outbox: 0 }).lean<Doc>();
-    return doc ? toRecord(doc) : null;
+    if (!doc) return null;
+    this.memory?.noteInteraction(accountId, toLive(doc));
+    return toRecord(doc);
   }
 
   /** One interaction with its routing trace (decisions in the order taken), live or archived, or null. */
@@ -273,10 +288,33 @@ export class InteractionRepository {
     return lost;
   }
 
-  /** Every interaction of the account still in this collection (one scan per routing pass). */
-  async live(accountId: string): Promise<LiveInteraction[]> {
+  /**
+   * Every interaction of the account still in this collection: the lease owner's full read (when it takes
+   * the lease, or as a safety net); `dirty` lists those carrying the change flag at their version.
+   */
+  async live(accountId: string): Promise<{ items: LiveInteraction[]; dirty: Map<string, number> }> {
     const docs = await this.models.interactions.find({ accountId }, { outbox: 0 }).lean<Doc[]>();
-    return docs.map((d) => ({ rec: toRecord(d), updatedAt: d.updatedAt ?? 0, decisionCount: d.decisionCount ?? 0 }));
+    return { items: docs.map(toLive), dirty: flagged(docs) };
+  }
+
+  /**
+   * The interactions changed by writes the lease owner has not seen (every write but the owner's own
+   * routing writes sets the change flag `dirty`): an equality on an indexed pair, so a pass reads what
+   * others changed since its last one, not the account's whole live set. The caller merges them by version,
+   * then clears the flags with {@link seen}.
+   */
+  async changed(accountId: string): Promise<{ items: LiveInteraction[]; dirty: Map<string, number> }> {
+    const docs = await this.models.interactions.find({ accountId, dirty: true }, { outbox: 0 }).lean<Doc[]>();
+    return { items: docs.map(toLive), dirty: flagged(docs) };
+  }
+
+  /** Clears the change flag of interactions merged at these versions (a later write keeps its flag). */
+  async seen(accountId: string, versions: Map<string, number>): Promise<void> {
+    const ops = [...versions].map(([id, version]) => ({
+      updateOne: { filter: { accountId, _id: id, version, dirty: true }, update: { $set: { dirty: false } } },
+    }));
+    for (let at = 0; at < ops.length; at += bulkLimit)
+      await this.models.interactions.bulkWrite(ops.slice(at, at + bulkLimit), { ordered: false });
   }
 
   /**
@@ -289,8 +327,11 @@ export class InteractionRepository {
     expectedVersion: number,
     events: CloudEvent[],
     decision?: Decision,
+    opts: { byOwner?: boolean } = {},
   ): Promise<Staged | null> {
-    const set: Record<string, unknown> = { updatedAt: Date.now() };
+    // The change flag: set by every write but the lease owner's own routing writes (`byOwner`), which it
+    // makes from its memory and notes there (see `changed`).
+    const set: Record<string, unknown> = { updatedAt: Date.now(), dirty: !opts.byOwner };
     for (const key of mutable) set[key] = next[key];
     const base = decision ? { $set: set, $inc: { decisionCount: 1 } } : { $set: set };
     const update = events.length ? withEvents(base, interactionTopic, events) : base;
@@ -301,6 +342,7 @@ export class InteractionRepository {
       })
       .lean<Doc>();
     if (!doc) return null;
+    this.memory?.noteInteraction(next.accountId, toLive(doc));
     // The decision this change carried out joins the trace once the change is stored (a crash in between
     // loses a trace entry, never routing state).
     if (decision) await this.insertDecisions(next.accountId, [{ interactionId: next.interactionId, decision }]);
@@ -327,27 +369,42 @@ export class InteractionRepository {
   /**
    * Records routing decisions that assigned nobody (a pass may hold hundreds): the interactions' trace
    * signatures in one bulk write, then the decisions of those still queued with room in their trace.
+   * Returns the ids whose signature write was sent (which also clears their change flag at that version).
    */
   async recordDecisions(
     accountId: string,
-    items: { interactionId: string; decision: Decision; signature: string; count: number }[],
+    items: { interactionId: string; version: number; decision: Decision; signature: string; count: number }[],
     maxDecisions: number,
-  ): Promise<void> {
+  ): Promise<string[]> {
     const kept = items.filter((i) => i.count < maxDecisions);
     // In bulks of at most 50 operations: a larger bulk stalls the portable store for every other client.
     for (let at = 0; at < kept.length; at += bulkLimit) {
       const part = kept.slice(at, at + bulkLimit);
       await this.models.interactions.bulkWrite(
-        part.map(({ interactionId, signature }) => ({
+        part.map(({ interactionId, version, signature }) => ({
           updateOne: {
-            filter: { accountId, _id: interactionId, state: 'queued' },
-            update: { $set: { lastDecisionSig: signature }, $inc: { decisionCount: 1 } },
+            // At the version decided on (still queued then): the owner's own write, so it also clears the
+            // change flag of a version it has merged.
+            filter: { accountId, _id: interactionId, version },
+            update: { $set: { lastDecisionSig: signature, dirty: false }, $inc: { decisionCount: 1 } },
           },
         })),
         { ordered: false },
       );
+      // Noted as written: one that changed meanwhile has a later version, which a read or `changed` brings.
+      const held = this.memory?.get(accountId);
+      for (const { interactionId, version, signature } of part) {
+        const cur = held?.interactions.get(interactionId);
+        if (cur && cur.rec.version === version)
+          held?.interactions.set(interactionId, {
+            ...cur,
+            rec: { ...cur.rec, lastDecisionSig: signature },
+            decisionCount: cur.decisionCount + 1,
+          });
+      }
       await this.insertDecisions(accountId, part);
     }
+    return kept.map((i) => i.interactionId);
   }
 
   /**
@@ -357,6 +414,8 @@ export class InteractionRepository {
    */
   async archive(accountId: string, interactionId: string): Promise<boolean> {
     const doc = await this.models.interactions.findOne({ accountId, _id: interactionId }).lean<Doc>();
+    if (!doc) this.memory?.forgetInteraction(accountId, interactionId);
+    else this.memory?.noteInteraction(accountId, toLive(doc));
     if (!doc || doc.state !== 'ended' || (doc.outbox?.length ?? 0) > 0) return false;
     const { outbox: _o, outboxSeq: _s, ...rest } = doc;
     try {
@@ -374,6 +433,7 @@ export class InteractionRepository {
       const key = releaseKey(doc.provider ?? null, doc.externalId);
       await this.models.externalIds.deleteOne({ accountId, _id: `${accountId}:${key}`, interactionId });
     }
+    if (res.deletedCount === 1) this.memory?.forgetInteraction(accountId, interactionId);
     return res.deletedCount === 1;
   }
 

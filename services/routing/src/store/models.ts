@@ -49,12 +49,16 @@ const interactionFields = {
   liveKey: String,
   syncAgents: { type: [String], default: [] },
   updatedAt: Number,
+  /** Changed by a write the account's lease owner has not merged into its memory yet (see the repository). */
+  dirty: { type: Boolean, default: false },
   seq: Number,
   version: Number,
 };
 const interactionSchema = schema({ ...interactionFields, ...outboxField });
 // Unique live externalIds per account; its accountId prefix also serves the per-account scans on MongoDB.
 interactionSchema.index({ accountId: 1, liveKey: 1 }, { unique: true });
+// The lease owner's read of what others changed since its last pass (an equality on both fields).
+interactionSchema.index({ accountId: 1, dirty: 1 });
 interactionSchema.plugin(tenantScoped);
 
 /**
@@ -100,11 +104,14 @@ const agentSchema = schema(
     activitySeq: Number,
     createdAt: Number,
     version: Number,
+    /** Changed by a write the account's lease owner has not merged into its memory yet (see the repository). */
+    dirty: { type: Boolean, default: false },
     ...outboxField,
   },
   opts,
 );
 agentSchema.index({ accountId: 1, usernameKey: 1 }, { unique: true });
+agentSchema.index({ accountId: 1, dirty: 1 });
 agentSchema.plugin(tenantScoped);
 
 /** Named configuration objects (skills, routes, interaction plans), unique case-insensitively per account. */

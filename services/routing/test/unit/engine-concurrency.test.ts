@@ -4,6 +4,7 @@ import { AssignmentEngine } from '../../src/app/assignment-engine';
 import type { RoutingContext } from '../../src/app/context';
 import type { InteractionActions } from '../../src/app/interaction-actions';
 import { never } from '../../src/store/account-lease.repository';
+import { AccountMemory } from '../../src/store/account-memory';
 
 /**
  * The engine's scheduling alone: leases that always grant (the store's part is covered by the integration
@@ -30,11 +31,13 @@ function engine(passConcurrency: number): HeldEngine {
     leases: {
       wake: async () => undefined,
       pending: async () => [],
-      acquire: async () => true,
+      begin: async () => ({ previousOwner: 'me' }),
+      renew: async () => ({ previousOwner: 'me' }),
       settle: async () => true,
       state: async () => null,
       releaseAll: async () => undefined,
     },
+    memory: new AccountMemory(),
   } as unknown as RoutingContext;
   return new HeldEngine(ctx, {} as AgentSync, {} as InteractionActions);
 }
