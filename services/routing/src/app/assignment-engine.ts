@@ -389,7 +389,7 @@ export class AssignmentEngine implements Waker {
       );
       if (!offered) {
         logger.info(
-          { accountId, interactionId: rec.interactionId },
+          { accountId, interactionId: rec.interactionId, agentId: winner.agentId, offerId: ids.offerId },
           'interaction changed during assignment; reservation withdrawn',
         );
         await this.sync.sync(accountId, winner.agentId, { abandon: new Set([ids.channelId]) });
