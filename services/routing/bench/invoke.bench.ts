@@ -203,9 +203,10 @@ async function offerPhase(t: Target) {
   let missed = 0;
   for (let i = 0; i < offerSamples; i++) {
     const sent = Date.now();
-    // nonlive: 10 agents × capacity 10 hold every sample (nobody accepts; a live call would fill them at 10).
+    // nonlive: 10 agents × capacity 10 would hold every sample, but each is released once measured (below).
+    const externalId = `bench-offer-${i}`;
     const res = await call(t.base, 'POST', '/interactions/Invoke', tokens.invoke, {
-      requests: [{ route: 'Bench', routingdata: { interactiontype: 'nonlive' } }],
+      requests: [{ route: 'Bench', externalId, routingdata: { interactiontype: 'nonlive' } }],
     });
     const interactionId = res.results[0].interactionId;
     const giveUpAt = Date.now() + 30_000;
@@ -222,6 +223,13 @@ async function offerPhase(t: Target) {
       await new Promise((r) => setTimeout(r, 20));
     }
     if (samples.length <= i) missed++;
+    // Nobody answers, so an offer left ringing would ring out after OFFER_TIMEOUT_MS (20 s) and count as missed
+    // by its agent: under load the phase outlasts that, and after MISSED_OFFERS_AWAY (3) in a row every agent
+    // was set Away and the later samples were never offered (session 6: 5 and 8 of 60 "missed after 30 s";
+    // 16 of 60 at load 10). A release by API withdraws the offer without counting it.
+    await call(t.base, 'POST', '/interactions/Invoke', tokens.invoke, {
+      requests: [{ action: 'release', externalId }],
+    });
   }
   const sorted = [...samples].sort((a, b) => a - b);
   return {

@@ -54,6 +54,19 @@ export class AgentSync {
       const staged = await this.ctx.agents.save(change.next, agent.version, events);
       if (staged) {
         void this.ctx.publisher.soon(this.ctx.agents.outboxModel, agentId, { staged });
+        const failed = change.events.filter((e) => e.data.segment === 'Ringing' && e.data.outcome === 'Failed');
+        if (failed.length) {
+          // Which path dropped a reservation: the engine's lost offer write (abandon), or its grace ran out.
+          this.ctx.logger.debug(
+            {
+              accountId,
+              agentId,
+              channels: failed.map((e) => (e.data.channel as { guid: string }).guid),
+              abandoned: opts.abandon !== undefined,
+            },
+            'agent reservation dropped',
+          );
+        }
         if (change.wake) await this.ctx.waker.wake(accountId);
         return;
       }

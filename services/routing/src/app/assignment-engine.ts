@@ -478,7 +478,7 @@ export class AssignmentEngine implements Waker {
       );
       if (!offered) {
         logger.info(
-          { accountId, interactionId: rec.interactionId },
+          { accountId, interactionId: rec.interactionId, agentId: winner.agentId, offerId: ids.offerId },
           'interaction changed during assignment; reservation withdrawn',
         );
         // Memory was behind the store for this interaction: read it again (never act on it stale twice).

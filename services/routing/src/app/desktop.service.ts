@@ -135,34 +135,24 @@ export class DesktopService {
   }
 
   /**
-   * Offers ringing at the agent, from the agent document alone (the reservation keeps what the desktop
-   * shows); only an offer adopted during a repair is read from its interaction.
+   * Offers ringing at the agent: the ringing items of its work list whose offer is on the interaction. The
+   * engine reserves the agent first and writes the offer on the interaction second; a reservation whose
+   * offer write has not landed is not listed yet, since it may still lose (two lease holders overlapping
+   * under load: the other one offered the interaction first) and be withdrawn, and a listed offer must stay
+   * acceptable for its ring time. Costs one read by id per ringing item (none when nothing rings).
    */
   async offers(agent: AgentRecord) {
     const now = Date.now();
-    const ringing = agent.work.filter((w) => w.cursor <= 1);
-    const views = ringing
-      .filter((w) => w.offer && w.offer.expiresAt > now)
-      .map((w) => {
-        const o = w.offer as NonNullable<typeof w.offer>;
-        return {
-          offerId: w.offerId,
-          interactionId: w.interactionId,
-          interactionType: w.type,
-          route: o.route,
-          provider: o.provider,
-          offeredAt: iso(o.offeredAt),
-          expiresAt: iso(o.expiresAt),
-          linkeddata: o.linkeddata,
-        };
-      });
-    const adopted = await this.held(agent, (w) => w.cursor <= 1 && !w.offer);
-    return [
-      ...views,
-      ...adopted
+    const ringing = agent.work.filter((w) => w.cursor <= 1 && (!w.offer || w.offer.expiresAt > now));
+    const landed = new Map(
+      (await this.held(agent, (w) => ringing.includes(w)))
         .filter((r) => r.state === 'offered' && r.offer?.agentId === agent.agentId && r.offer.expiresAt > now)
-        .map(offerView),
-    ];
+        .map((r) => [(r.offer as NonNullable<InteractionRecord['offer']>).offerId, r]),
+    );
+    return ringing.flatMap((w) => {
+      const rec = landed.get(w.offerId);
+      return rec ? [offerView(rec)] : [];
+    });
   }
 
   async interactions(agent: AgentRecord) {

@@ -83,7 +83,7 @@ export interface WorkItem {
   offer?: OfferSummary;
 }
 
-/** An offer as the agent desktop lists it, kept on the agent so listing offers is one read. */
+/** What an offer is, kept on the agent with its reservation (its expiry bounds an accept's wait for the offer write). */
 export interface OfferSummary {
   route: string;
   provider: string | null;

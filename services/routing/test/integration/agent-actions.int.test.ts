@@ -236,7 +236,7 @@ describe('agent tokens and presence', () => {
 });
 
 describe('an offer the desktop listed', () => {
-  it('is accepted while its interaction write is still landing (the engine writes the agent first), not 404', async () => {
+  it('is not listed before its interaction write lands; an accept arriving before that waits for it, not 404', async () => {
     const api = await Api.for(h, base, h.account());
     await api.setupRoute('Support', { skills: ['English'] });
     // Without the skill the engine never picks this agent: the test plays the engine's two writes itself.
@@ -259,10 +259,11 @@ describe('an offer the desktop listed', () => {
       linkeddata: rec.linkeddata,
     });
     expect(await agents.save(reserved.next, agent.version, [])).not.toBeNull();
-    const listed = expectOk(await api.agent('GET', `/${agentId}/offers`)).body as { offerId: string }[];
-    expect(listed.map((o) => o.offerId)).toEqual([ids.offerId]);
+    // Reserved, not yet offered on the interaction: not listed (the offer write may still lose).
+    expect(expectOk(await api.agent('GET', `/${agentId}/offers`)).body).toEqual([]);
 
-    // The accept reads the interaction before the offer is on it; the offer lands right after that read.
+    // An accept of the reserved offer (its id is on the agent-activity stream: Ringing started) reads the
+    // interaction before the offer is on it; the offer lands right after that read.
     const get = interactions.get.bind(interactions);
     let firstRead: () => void = () => undefined;
     const read = new Promise<void>((r) => {
@@ -304,5 +305,62 @@ describe('an offer the desktop listed', () => {
     const started = Date.now();
     expect((await api.agent('POST', `/${agentId}/offers/${offer.offerId}/accept`)).status).toBe(404);
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('is never a reservation whose offer write lost to another lease holder: every listed offer is accepted', async () => {
+    const api = await Api.for(h, base, h.account());
+    await api.setupRoute('Support', { skills: ['English'] });
+    // Without the skill the engine never picks these agents: the test plays two overlapping holders' writes
+    // (under load a pass step can outlast the lease, and the next holder's pass starts from the same reads).
+    const first = await api.createAgent('agent.first', { ready: true });
+    const second = await api.createAgent('agent.second', { ready: true });
+    const res = expectOk(
+      await api.invoke({ requests: [{ route: 'Support', routingdata: { skills: [{ name: 'English' }] } }] }),
+    );
+    const interactionId = res.body.results[0].interactionId as string;
+    const { interactions, agents } = svc.context;
+    const rec = (await interactions.get(api.accountId, interactionId)) as InteractionRecord;
+    const now = Date.now();
+    const reserveAndOffer = async (agentId: string, username: string) => {
+      const agent = await agents.get(api.accountId, agentId);
+      if (!agent) throw new Error('agent missing');
+      const ids = { offerId: randomUUID(), channelId: randomUUID() };
+      const summary = {
+        route: rec.route,
+        provider: rec.provider,
+        offeredAt: now,
+        expiresAt: now + 20_000,
+        linkeddata: [],
+      };
+      const reserved = reserve(agent, { interactionId, type: rec.type, medium: rec.medium }, ids, now, summary);
+      expect(await agents.save(reserved.next, agent.version, [])).not.toBeNull();
+      const decision = { at: now, rule: 'test', interactionType: rec.type, candidates: [], winner: agentId };
+      // Both holders read the interaction at the same version: only the first offer write lands.
+      const offered = offerTo(rec, { agentId, username }, decision, ids, now, 20_000);
+      return { ids, offer: () => interactions.save(offered.next, rec.version, []) };
+    };
+    const lost = await reserveAndOffer(first, 'agent.first');
+    const won = await reserveAndOffer(second, 'agent.second');
+    expect(await won.offer()).not.toBeNull();
+
+    // Each desktop lists its offers now, while the losing holder's reservation is still on the first agent,
+    // and accepts every offer listed.
+    const listed = new Map<string, string[]>();
+    for (const agentId of [first, second]) {
+      const offers = expectOk(await api.agent('GET', `/${agentId}/offers`)).body as { offerId: string }[];
+      listed.set(
+        agentId,
+        offers.map((o) => o.offerId),
+      );
+    }
+    expect(await lost.offer()).toBeNull();
+    for (const [agentId, offerIds] of listed) {
+      for (const offerId of offerIds)
+        expect([offerId, (await api.agent('POST', `/${agentId}/offers/${offerId}/accept`)).status]).toEqual([
+          offerId,
+          200,
+        ]);
+    }
+    expect(Object.fromEntries(listed)).toEqual({ [first]: [], [second]: [won.ids.offerId] });
   });
 });

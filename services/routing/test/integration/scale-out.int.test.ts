@@ -47,7 +47,8 @@ it('two routing instances, 200 interactions, 20 agents: no agent over capacity, 
   expect(new Set(ids).size).toBe(200);
 
   // Each agent's desktop polls for offers (through either live instance), takes them, releases, ends wrap.
-  // An accept may find an offer withdrawn (404): two lease holders overlapped and one lost the race.
+  // An offer listed stays acceptable (issue 14): two lease holders may overlap and one lose its offer write,
+  // but a reservation is listed only once its offer is on the interaction, so no accept finds it withdrawn (404).
   // The desktops have their own deadline, so a lost interaction fails here, naming it, not at jest's timeout.
   const startedAt = Date.now();
   const deadline = startedAt + 420_000;
@@ -135,7 +136,7 @@ it('two routing instances, 200 interactions, 20 agents: no agent over capacity, 
   expect([...handled].sort()).toEqual([...ids].sort());
   expect(moved).toBe(true);
   const withdrawn = [...seen.values()].filter((o) => o.outcome === 'withdrawn');
-  expect(withdrawn.length).toBeLessThan(50);
+  expect(withdrawn).toEqual([]);
 
   // The event streams prove it: every interaction offered once, assigned once, ended once ...
   const byInteraction = await eventually(
