@@ -96,9 +96,10 @@ export async function startService(
       groupId: config.KAFKA_GROUP_ID,
       topics: [config.AGENT_ACTIVITY_TOPIC, config.ACCOUNT_TOPIC],
       handler: summariesEventHandler(book, flags),
-      // A batch's events applied in one call (one span per batch); the per-event handler only when a batch holds an
-      // invalid message or the batch call failed.
+      // A batch's events applied a slice (up to 500) per call; the per-event handler only for a slice holding an
+      // invalid message or whose call failed. One span per fetched batch: the consumer sends nothing on.
       handleBatch: summariesBatchHandler(book, flags),
+      spans: 'batch',
       deduper: memoryDeduper(),
       flush,
       // Partitions handled side by side share writes (above); bigger fetches mean fewer rounds.
