@@ -3,7 +3,7 @@ import { type Runtime, startRuntime } from '@cc/runtime';
 import type { Config } from './config';
 import { SummaryBook } from './domain/book';
 import { AccountFlags } from './domain/flags';
-import { memoryDeduper, summariesBatchHandler, summariesEventHandler } from './events/activity.consumer';
+import { memoryDeduper, summariesEachHandler, summariesEventHandler } from './events/activity.consumer';
 import { producedTopics } from './events/topics';
 import { Watermark } from './events/watermark';
 import { mountRoutes } from './http/routes';
@@ -105,9 +105,9 @@ export async function startService(
       groupId: config.KAFKA_GROUP_ID,
       topics: [config.AGENT_ACTIVITY_TOPIC, config.ACCOUNT_TOPIC],
       handler: summariesEventHandler(book, flags),
-      // A batch's events applied a slice (up to 500) per call; the per-event handler only for a slice holding an
-      // invalid message or whose call failed. One span per fetched batch: the consumer sends nothing on.
-      handleBatch: summariesBatchHandler(book, flags),
+      // Each valid event applied on the bus's synchronous fast path; the per-event handler from the first message it
+      // cannot take (an invalid one) or a throw. One span per fetched batch: the consumer sends nothing on.
+      handleEach: summariesEachHandler(book, flags),
       spans: 'batch',
       deduper: memoryDeduper(),
       flush,
