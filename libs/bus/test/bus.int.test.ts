@@ -271,6 +271,33 @@ describe('bus on a real broker', () => {
     expect(dead[1]?.headers['x-dlq-error']).toContain('lone surrogate');
   });
 
+  it('hands a large fetched batch to the batch handler in slices of at most 500, only the slice holding an invalid message event by event', async () => {
+    const { topic, group, dlq } = await topicPair();
+    const calls: number[][] = [];
+    const single: number[] = [];
+    const dead = await collect(dlq);
+    // One key (one partition), one send, before the consumer starts: one fetch of 1,200 messages, the 700th invalid.
+    const events = Array.from({ length: 1200 }, (_, i) => placed(i + 1, 'k'));
+    await producer.sendRaw(
+      topic,
+      events.map((e, i) => ({ key: 'acc1:k', value: i === 699 ? 'not json' : JSON.stringify(e), headers: {} })),
+    );
+    await consume(topic, group, async (e) => void single.push((e.data as { qty: number }).qty), {
+      handleBatch: async (batch: CloudEvent[]) => void calls.push(batch.map((e) => (e.data as { qty: number }).qty)),
+    });
+    await eventually(() => calls.flat().length + single.length === 1199 && dead.length === 1, {
+      what: 'every valid event handled, the invalid one dead-lettered',
+    });
+    expect(Math.max(...calls.map((c) => c.length))).toBeLessThanOrEqual(500);
+    const handled = [...calls.flat(), ...single].sort((a, b) => a - b);
+    expect(handled).toEqual(events.map((_, i) => i + 1).filter((q) => q !== 700));
+    // Only the slice holding the invalid message went event by event.
+    expect(single.length).toBeLessThanOrEqual(499);
+    expect(single).toContain(701);
+    expect(calls.flat()).toContain(1);
+    expect(calls.flat()).toContain(1200);
+  });
+
   it('commits offsets only after handling: a new consumer in the same group does not see handled events again', async () => {
     const { topic, group } = await topicPair();
     const first: string[] = [];

@@ -1,6 +1,7 @@
 import Ajv2020, { type ErrorObject, type FormatDefinition, type Options, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats';
+import { type FastCheck, fastCheckOf } from './fast-check';
 import type { JsonSchema } from './json-schema';
 import { type EventType, eventSchemas } from './schemas/events/index';
 
@@ -68,6 +69,20 @@ function digits(s: string, at: number, n: number): number {
  * impossible date. The one reader of that shape: the validator's `date-time` check and consumers' time arithmetic.
  */
 export function eventTimeMs(s: string): number | undefined {
+  if (!isEventTime(s)) return undefined;
+  return Date.UTC(
+    digits(s, 0, 4),
+    digits(s, 5, 2) - 1,
+    digits(s, 8, 2),
+    digits(s, 11, 2),
+    digits(s, 14, 2),
+    digits(s, 17, 2),
+    digits(s, 20, 3),
+  );
+}
+
+/** Whether {@link eventTimeMs} reads a time: the events' shape, a possible date (no `Date.UTC`: validators only ask). */
+export function isEventTime(s: string): boolean {
   if (
     s.length !== 24 ||
     s[4] !== '-' ||
@@ -78,7 +93,7 @@ export function eventTimeMs(s: string): number | undefined {
     s[19] !== '.' ||
     s[23] !== 'Z'
   ) {
-    return undefined;
+    return false;
   }
   const year = digits(s, 0, 4);
   const month = digits(s, 5, 2);
@@ -88,7 +103,7 @@ export function eventTimeMs(s: string): number | undefined {
   const second = digits(s, 17, 2);
   const milli = digits(s, 20, 3);
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  if (
+  return !(
     year < 100 || // Date.UTC reads years 0-99 as 1900-1999: those (and non-digits) take the slow path
     month < 1 ||
     month > 12 ||
@@ -101,10 +116,7 @@ export function eventTimeMs(s: string): number | undefined {
     second < 0 ||
     second > 59 ||
     milli < 0
-  ) {
-    return undefined;
-  }
-  return Date.UTC(year, month - 1, day, hour, minute, second, milli);
+  );
 }
 
 /**
@@ -112,7 +124,7 @@ export function eventTimeMs(s: string): number | undefined {
  * (offsets, other precisions, a leap second, garbage) gets ajv-formats' own check.
  */
 function dateTime(s: string): boolean {
-  return eventTimeMs(s) !== undefined || fullDateTime.validate(s);
+  return isEventTime(s) || fullDateTime.validate(s);
 }
 
 /** Bodies and event data: defaults applied in place (`useDefaults`), no type coercion. */
@@ -121,6 +133,17 @@ const bodyAjv = createAjv({ useDefaults: true });
 const queryAjv = createAjv({ useDefaults: true, coerceTypes: 'array' });
 
 const bodyCache = new WeakMap<object, ValidateFunction>();
+const fastCache = new WeakMap<object, FastCheck | null>();
+
+/** The schema's {@link fastCheckOf} (compiled once per schema), if it has one. */
+function fastCheck(schema: JsonSchema): FastCheck | undefined {
+  let fast = fastCache.get(schema);
+  if (fast === undefined) {
+    fast = fastCheckOf(schema, isEventTime) ?? null;
+    fastCache.set(schema, fast);
+  }
+  return fast ?? undefined;
+}
 const queryCache = new WeakMap<object, ValidateFunction>();
 
 function compiled(ajv: Ajv2020, cache: WeakMap<object, ValidateFunction>, schema: JsonSchema): ValidateFunction {
@@ -135,8 +158,11 @@ function compiled(ajv: Ajv2020, cache: WeakMap<object, ValidateFunction>, schema
 /** A validator for a JSON body or event data (compiled once per schema); it applies schema defaults to the data in place. */
 export function bodyValidator<T>(schema: JsonSchema, options: ViolationOptions = {}): Validator<T> {
   const fn = compiled(bodyAjv, bodyCache, schema);
+  const fast = fastCheck(schema);
   return (data, wellFormed) => {
     const unicode = wellFormed === true ? none : illFormedStrings(data);
+    // Data the schema certainly accepts (and no default to apply) skips ajv; anything else gets ajv's verdict.
+    if (!unicode.length && fast?.(data)) return { ok: true, value: data as T };
     const valid = fn(data);
     if (valid && !unicode.length) return { ok: true, value: data as T };
     return { ok: false, errors: [...unicode, ...(valid ? [] : toViolations(fn.errors ?? [], options))] };

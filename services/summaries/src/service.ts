@@ -3,7 +3,7 @@ import { type Runtime, startRuntime } from '@cc/runtime';
 import type { Config } from './config';
 import { SummaryBook } from './domain/book';
 import { AccountFlags } from './domain/flags';
-import { memoryDeduper, summariesBatchHandler, summariesEventHandler } from './events/activity.consumer';
+import { memoryDeduper, summariesEachHandler, summariesEventHandler } from './events/activity.consumer';
 import { producedTopics } from './events/topics';
 import { Watermark } from './events/watermark';
 import { mountRoutes } from './http/routes';
@@ -22,9 +22,9 @@ export interface SummariesService extends Runtime {
 const dayMs = 86_400_000;
 
 /**
- * Starts summaries: store and Kafka, the stored buckets, agent states and flags loaded into memory, the
+ * Starts summaries: store and Kafka, the stored buckets, agent states and flags loaded into memory, HTTP, then the
  * consumer (batches share store writes; a batch's offsets are committed once the write holding it landed, while
- * the next batches are already fetched and handled), then HTTP.
+ * the next batches are already fetched and handled).
  */
 export async function startService(
   config: Config,
@@ -92,13 +92,23 @@ export async function startService(
       queued = next;
       return next;
     };
+    // HTTP first (its validators compile as it mounts): the query answers from the loaded state meanwhile, and the
+    // consumer, once started, shares the thread with no boot work left.
+    const verify = createTokenVerifier({
+      issuer: config.AUTH_ISSUER,
+      audience: config.AUTH_AUDIENCE,
+      jwks: config.AUTH_JWKS_URL,
+      accountClaim: config.AUTH_ACCOUNT_CLAIM,
+    });
+    await runtime.listen((app) => mountRoutes(app, { verify, book, flags, upTo: () => watermark.upTo() }));
     const consumer = await runtime.consume({
       groupId: config.KAFKA_GROUP_ID,
       topics: [config.AGENT_ACTIVITY_TOPIC, config.ACCOUNT_TOPIC],
       handler: summariesEventHandler(book, flags),
-      // A batch's events applied in one call (one span per batch); the per-event handler only when a batch holds an
-      // invalid message or the batch call failed.
-      handleBatch: summariesBatchHandler(book, flags),
+      // Each valid event applied on the bus's synchronous fast path; the per-event handler from the first message it
+      // cannot take (an invalid one) or a throw. One span per fetched batch: the consumer sends nothing on.
+      handleEach: summariesEachHandler(book, flags),
+      spans: 'batch',
       deduper: memoryDeduper(),
       flush,
       // Partitions handled side by side share writes (above); bigger fetches mean fewer rounds.
@@ -117,14 +127,6 @@ export async function startService(
     }, 3_600_000);
     expiry.unref();
     runtime.onShutdown('expiry', async () => clearInterval(expiry));
-
-    const verify = createTokenVerifier({
-      issuer: config.AUTH_ISSUER,
-      audience: config.AUTH_AUDIENCE,
-      jwks: config.AUTH_JWKS_URL,
-      accountClaim: config.AUTH_ACCOUNT_CLAIM,
-    });
-    await runtime.listen((app) => mountRoutes(app, { verify, book, flags, upTo: () => watermark.upTo() }));
     return Object.assign(runtime, { book, flags, watermark, consumingSince });
   } catch (err) {
     await runtime.stop().catch(() => undefined);
