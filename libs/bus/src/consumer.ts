@@ -51,23 +51,14 @@ export interface ConsumerOptions {
   producer: EventProducer;
   handler: (event: CloudEvent, ctx: HandlerContext) => Promise<void>;
   /**
-   * Optional fast path: handles the new events of a fetched batch in a few calls (slices of up to 500 messages, each
-   * parsed just before its call), with one offset resolve and heartbeat per slice instead of per event (a span,
-   * promises and closures per event cost more than a cheap in-memory handler). A slice is taken only when each of its
-   * messages is a valid event; otherwise, or if the call throws, that slice goes event by event through `handler`
-   * (retries, dead letters), so it must be idempotent per event: events it handled before throwing are handled
-   * again. Events keep their own traceparent. With a deduper, each slice's ids are looked up before its call.
-   */
-  handleBatch?: (events: CloudEvent[], ctx: BatchContext) => void | Promise<void>;
-  /**
    * Optional fast path for a synchronous in-memory handler (one that only buffers, for `flush` to write): each valid
    * new event of a fetched batch is parsed and handed to it in one tight loop, with no promise, span, logger or offset
-   * resolve per event, and the parsed event dies young (`handleBatch` holds a slice of up to 500 parsed).
+   * resolve per event, and the parsed event dies young.
    * Events already seen (deduper, or twice in the batch) are skipped. At the first message that is not a valid event
    * (invalid, or of an unknown type), or if it throws, the batch goes on from that message through the per-event
    * path of `handler` (retries, dead letters), so it must be idempotent per event, as `handler`: an event it threw on
    * is handled again there. No span is opened per event (under `spans: 'batch'` it runs inside the batch's span);
-   * events keep their own traceparent. Not used with `handleBatch`.
+   * events keep their own traceparent.
    */
   handleEach?: (event: CloudEvent, ctx: BatchContext) => void;
   logger: Logger;
@@ -129,12 +120,6 @@ export interface ConsumerOptions {
    */
   spans?: 'event' | 'batch';
 }
-
-/**
- * Messages a batch handler gets at once: a fetched batch (thousands of events with 4 MiB fetches) parsed whole
- * outlived the young generation, and copying it cost the summaries consumer more CPU than its own work.
- */
-const sliceSize = 500;
 
 /** How often the batch loop lets kafkajs heartbeat (kafkajs itself sends one at most every `heartbeatInterval`). */
 const beatCheckMs = 100;
@@ -275,10 +260,8 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
       const epoch = lane?.epoch ?? 0;
       // With a deduper (one lookup for all its ids) the batch is parsed up front; otherwise each message as it is
       // handled: a parsed event then dies young instead of living through the whole batch (minor GCs copying a batch
-      // of events cost a consumer without deduper more than the parsing itself). A batch handler takes the batch in
-      // slices of `sliceSize` messages, each parsed (and looked up) just before it is handled, for the same reason.
-      const parsed =
-        opts.deduper && !opts.handleBatch ? batch.messages.map((message) => parse(topic, message)) : undefined;
+      // of events cost a consumer without deduper more than the parsing itself).
+      const parsed = opts.deduper ? batch.messages.map((message) => parse(topic, message)) : undefined;
       const seen = new Set<string>();
       const lookUp = async (events: ReturnType<typeof parse>[]) => {
         const ids: string[] = [];
@@ -303,16 +286,6 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
             })
           : undefined;
       const loop = async () => {
-        if (opts.handleBatch) {
-          for (let from = 0; from < batch.messages.length; from += sliceSize) {
-            const messages = batch.messages.slice(from, from + sliceSize);
-            const slice = messages.map((message) => parse(topic, message));
-            await lookUp(slice);
-            if (await handleWhole(opts.handleBatch, slice)) continue;
-            if (!(await eachEvent(messages, slice))) return;
-          }
-          return;
-        }
         const from = opts.handleEach ? await handleEach(opts.handleEach) : 0;
         await eachEvent(batch.messages, parsed, from);
       };
@@ -421,60 +394,6 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
               });
           }
         }
-      }
-
-      /** The batch fast path: every message a valid event, all new ones handled in one call. False: go event by event. */
-      async function handleWhole(
-        handleBatch: NonNullable<ConsumerOptions['handleBatch']>,
-        parsed: ReturnType<typeof parse>[],
-      ): Promise<boolean> {
-        if (!parsed.length || !isRunning() || isStale()) return false;
-        const events: CloudEvent[] = [];
-        const ids = new Set<string>();
-        for (const p of parsed) {
-          if (!p.event) return false;
-          if (seen.has(p.event.id) || ids.has(p.event.id)) continue;
-          ids.add(p.event.id);
-          events.push(p.event);
-        }
-        if (events.length) {
-          try {
-            const run = async () => handleBatch(events, { topic, partition, log });
-            // Under `spans: 'batch'` the batch's span is already open: no second one around the same work.
-            if (batchSpan) await run();
-            else {
-              await withSpan(
-                service,
-                `${topic} process`,
-                {
-                  kind: SpanKind.CONSUMER,
-                  attributes: {
-                    'messaging.system': 'kafka',
-                    'messaging.destination.name': topic,
-                    'messaging.batch.message_count': events.length,
-                  },
-                },
-                run,
-              );
-            }
-          } catch (err) {
-            log.warn(
-              { err: (err as Error).message, topic, partition, events: events.length },
-              'batch handler failed; handling the batch event by event',
-            );
-            return false;
-          }
-        }
-        for (const id of ids) {
-          seen.add(id);
-          handled.push(id);
-        }
-        if (events.length) count(topic, 'handled', events.length);
-        if (parsed.length > events.length) count(topic, 'duplicate', parsed.length - events.length);
-        lastDone = (parsed[parsed.length - 1] as (typeof parsed)[number]).message.offset;
-        resolveOffset(lastDone);
-        await heartbeat();
-        return true;
       }
 
       /**

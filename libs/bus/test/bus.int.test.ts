@@ -192,41 +192,6 @@ describe('bus on a real broker', () => {
     expect(handled.filter((id) => id === e.id)).toHaveLength(1);
   });
 
-  it('hands a batch of valid events to the batch handler at once, falls back event by event when it throws or a message is invalid', async () => {
-    const { topic, group, dlq } = await topicPair();
-    const batches: number[][] = [];
-    const single: number[] = [];
-    let failNext = false;
-    const dead = await collect(dlq);
-    // All on one key (one partition), published before the consumer starts: they arrive as one fetched batch.
-    await producer.publish(topic, [placed(1, 'k'), placed(2, 'k'), placed(3, 'k')]);
-    await consume(topic, group, async (e) => void single.push((e.data as { qty: number }).qty), {
-      handleBatch: async (events: CloudEvent[]) => {
-        if (failNext) {
-          failNext = false;
-          throw new Error('batch handler broke');
-        }
-        batches.push(events.map((e) => (e.data as { qty: number }).qty));
-      },
-    });
-    await eventually(() => batches.flat().length === 3, { what: 'first batch handled whole' });
-    expect(batches).toEqual([[1, 2, 3]]);
-    expect(single).toEqual([]);
-    // A failing batch handler: the same events go one by one through the per-event handler, nothing lost.
-    failNext = true;
-    await producer.publish(topic, [placed(4, 'k'), placed(5, 'k')]);
-    await eventually(() => single.length === 2, { what: 'failed batch handled event by event' });
-    expect(single).toEqual([4, 5]);
-    // An invalid message in the batch (one send, so one fetch): the per-event path dead-letters it and handles the others.
-    await producer.sendRaw(topic, [
-      { key: 'acc1:k', value: 'not json', headers: {} },
-      { key: 'acc1:k', value: JSON.stringify(placed(6, 'k')), headers: {} },
-    ]);
-    await eventually(() => single.length === 3 && dead.length === 1, { what: 'invalid dead-lettered, 6 handled' });
-    expect(single).toEqual([4, 5, 6]);
-    expect(batches.flat()).toEqual([1, 2, 3]);
-  });
-
   it('hands each valid event to the synchronous fast path, goes on event by event from a message it cannot take or a throw', async () => {
     const { topic, group, dlq } = await topicPair();
     const fast: number[] = [];
@@ -269,33 +234,6 @@ describe('bus on a real broker', () => {
     expect(fast).toEqual([1, 2, 3, 4, 7]);
     expect(single).toEqual([5, 6, 8]);
     expect(dead[1]?.headers['x-dlq-error']).toContain('lone surrogate');
-  });
-
-  it('hands a large fetched batch to the batch handler in slices of at most 500, only the slice holding an invalid message event by event', async () => {
-    const { topic, group, dlq } = await topicPair();
-    const calls: number[][] = [];
-    const single: number[] = [];
-    const dead = await collect(dlq);
-    // One key (one partition), one send, before the consumer starts: one fetch of 1,200 messages, the 700th invalid.
-    const events = Array.from({ length: 1200 }, (_, i) => placed(i + 1, 'k'));
-    await producer.sendRaw(
-      topic,
-      events.map((e, i) => ({ key: 'acc1:k', value: i === 699 ? 'not json' : JSON.stringify(e), headers: {} })),
-    );
-    await consume(topic, group, async (e) => void single.push((e.data as { qty: number }).qty), {
-      handleBatch: async (batch: CloudEvent[]) => void calls.push(batch.map((e) => (e.data as { qty: number }).qty)),
-    });
-    await eventually(() => calls.flat().length + single.length === 1199 && dead.length === 1, {
-      what: 'every valid event handled, the invalid one dead-lettered',
-    });
-    expect(Math.max(...calls.map((c) => c.length))).toBeLessThanOrEqual(500);
-    const handled = [...calls.flat(), ...single].sort((a, b) => a - b);
-    expect(handled).toEqual(events.map((_, i) => i + 1).filter((q) => q !== 700));
-    // Only the slice holding the invalid message went event by event.
-    expect(single.length).toBeLessThanOrEqual(499);
-    expect(single).toContain(701);
-    expect(calls.flat()).toContain(1);
-    expect(calls.flat()).toContain(1200);
   });
 
   it('commits offsets only after handling: a new consumer in the same group does not see handled events again', async () => {
