@@ -68,15 +68,7 @@ export class AccountLeaseRepository {
     leaseMs: number,
     mark: number,
   ): Promise<{ previousOwner: string | null } | null> {
-    const before = await this.models.accounts
-      .findOneAndUpdate(
-        { _id: accountId, wakeAt: { $lte: now }, $or: [{ leaseUntil: { $lt: now } }, { owner }] },
-        { $set: { owner, leaseUntil: now + leaseMs, wakeAt: mark } },
-        // No projection: FerretDB 1.24 does not implement findAndModify `fields`.
-        { new: false },
-      )
-      .lean<Doc>();
-    return before ? { previousOwner: before.owner ?? null } : null;
+    return this.take({ _id: accountId, wakeAt: { $lte: now } }, owner, now, leaseMs, { wakeAt: mark });
   }
 
   /**
@@ -89,10 +81,22 @@ export class AccountLeaseRepository {
     now: number,
     leaseMs: number,
   ): Promise<{ previousOwner: string | null } | null> {
+    return this.take({ _id: accountId }, owner, now, leaseMs);
+  }
+
+  /** Takes the lease where `filter` matches and it is free (expired) or already ours; the owner before, or null. */
+  private async take(
+    filter: Record<string, unknown>,
+    owner: string,
+    now: number,
+    leaseMs: number,
+    set: Record<string, unknown> = {},
+  ): Promise<{ previousOwner: string | null } | null> {
     const before = await this.models.accounts
       .findOneAndUpdate(
-        { _id: accountId, $or: [{ leaseUntil: { $lt: now } }, { owner }] },
-        { $set: { owner, leaseUntil: now + leaseMs } },
+        { ...filter, $or: [{ leaseUntil: { $lt: now } }, { owner }] },
+        { $set: { owner, leaseUntil: now + leaseMs, ...set } },
+        // No projection: FerretDB 1.24 does not implement findAndModify `fields`.
         { new: false },
       )
       .lean<Doc>();

@@ -5,6 +5,7 @@ import type { AgentRecord } from '../domain/types';
 import type { Staged } from '../events/publisher';
 import { agentActivityTopic } from '../events/topics';
 import type { AccountMemory } from './account-memory';
+import { clearFlags, flagged } from './change-flag';
 import { isDuplicateKey } from './errors';
 import type { Models } from './models';
 
@@ -32,14 +33,6 @@ const mutable = [
   'activitySeq',
   'version',
 ] as const;
-
-/** Most operations in one bulk write (larger bulks stall the portable store for everyone). */
-const bulkLimit = 50;
-
-/** The documents carrying the change flag, with the version they carry it at. */
-function flagged(docs: Doc[]): Map<string, number> {
-  return new Map(docs.filter((d) => d.dirty === true).map((d) => [d._id as string, d.version as number]));
-}
 
 /** Agents of one account at a time: profile, presence and work list with the agent-activity outbox. */
 export class AgentRepository {
@@ -108,12 +101,8 @@ export class AgentRepository {
   }
 
   /** Clears the change flag of agents merged at these versions (a later write keeps its flag). */
-  async seen(accountId: string, versions: Map<string, number>): Promise<void> {
-    const ops = [...versions].map(([id, version]) => ({
-      updateOne: { filter: { accountId, _id: id, version, dirty: true }, update: { $set: { dirty: false } } },
-    }));
-    for (let at = 0; at < ops.length; at += bulkLimit)
-      await this.models.agents.bulkWrite(ops.slice(at, at + bulkLimit), { ordered: false });
+  seen(accountId: string, versions: Map<string, number>): Promise<void> {
+    return clearFlags(this.models.agents, accountId, versions);
   }
 
   /** Agents holding work (for the reconciliation sweep). */

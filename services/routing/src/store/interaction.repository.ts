@@ -6,15 +6,13 @@ import type { Decision, InteractionRecord } from '../domain/types';
 import type { Staged } from '../events/publisher';
 import { interactionTopic } from '../events/topics';
 import type { AccountMemory, LiveInteraction } from './account-memory';
+import { bulkLimit, clearFlags, flagged } from './change-flag';
 import { duplicateIndexes, isDuplicateKey } from './errors';
 import { GroupCommit } from './group-commit';
 import type { Models } from './models';
 
 // biome-ignore lint/suspicious/noExplicitAny: lean documents
 type Doc = Record<string, any>;
-
-/** Most operations in one bulk write (larger bulks stall the portable store for everyone). */
-const bulkLimit = 50;
 
 const mutable = [
   'route',
@@ -52,11 +50,6 @@ export type { LiveInteraction } from './account-memory';
 
 function toLive(doc: Doc): LiveInteraction {
   return { rec: toRecord(doc), updatedAt: doc.updatedAt ?? 0, decisionCount: doc.decisionCount ?? 0 };
-}
-
-/** The documents carrying the change flag, with the version they carry it at. */
-function flagged(docs: Doc[]): Map<string, number> {
-  return new Map(docs.filter((d) => d.dirty === true).map((d) => [d._id as string, d.version as number]));
 }
 
 /**
@@ -309,12 +302,8 @@ export class InteractionRepository {
   }
 
   /** Clears the change flag of interactions merged at these versions (a later write keeps its flag). */
-  async seen(accountId: string, versions: Map<string, number>): Promise<void> {
-    const ops = [...versions].map(([id, version]) => ({
-      updateOne: { filter: { accountId, _id: id, version, dirty: true }, update: { $set: { dirty: false } } },
-    }));
-    for (let at = 0; at < ops.length; at += bulkLimit)
-      await this.models.interactions.bulkWrite(ops.slice(at, at + bulkLimit), { ordered: false });
+  seen(accountId: string, versions: Map<string, number>): Promise<void> {
+    return clearFlags(this.models.interactions, accountId, versions);
   }
 
   /**

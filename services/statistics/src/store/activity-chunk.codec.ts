@@ -169,6 +169,12 @@ export class ActivityRound {
   writes = 0;
 
   add(accountId: string, kind: 'open' | 'closed', hour: number, item: ActivityItem): void {
+    this.chunk(accountId, hour).add(kind, item);
+    this.writes++;
+  }
+
+  /** The round's chunk of the account's `hour`, created on first use. */
+  private chunk(accountId: string, hour: number): ChunkRows {
     let hours = this.accounts.get(accountId);
     if (!hours) {
       hours = new Map();
@@ -179,8 +185,7 @@ export class ActivityRound {
       chunk = new ChunkRows(hour);
       hours.set(hour, chunk);
     }
-    chunk.add(kind, item);
-    this.writes++;
+    return chunk;
   }
 
   /** Adds a row to the chunk of `hour` (see {@link ChunkRows.addRow}). */
@@ -193,17 +198,7 @@ export class ActivityRound {
     row: Row,
     end: number | null,
   ): void {
-    let hours = this.accounts.get(accountId);
-    if (!hours) {
-      hours = new Map();
-      this.accounts.set(accountId, hours);
-    }
-    let chunk = hours.get(hour);
-    if (!chunk) {
-      chunk = new ChunkRows(hour);
-      hours.set(hour, chunk);
-    }
-    chunk.addRow(kind, agentId, k, row, end);
+    this.chunk(accountId, hour).addRow(kind, agentId, k, row, end);
     this.writes++;
   }
 
