@@ -18,7 +18,8 @@
 # Three local patches (deploy/local/patches; deploy/local/README.md says why, and which test shows it):
 # - ferretdb-1.24-atomic-writes.patch: update, findAndModify and delete read and then write in separate
 #   steps, so two connections' conditional updates of one document could both succeed. The patch runs
-#   those commands one at a time; each is then atomic for its document.
+#   those commands one at a time per document (by `_id`; a filter without a plain `_id` locks the whole
+#   collection); each is then atomic for its document.
 # - ferretdb-1.24-bulk-update-connections.patch: an `update` command kept each statement's query (and its
 #   pooled connection) open until the whole command returned, so a bulk of more updates than the pool
 #   holds waited forever for one more connection.

@@ -58,3 +58,21 @@ it('completes a bulk write of 150 updates in one command (each statement release
   await other.collection<{ _id: string; n: number }>('bulk').updateOne({ _id: 'd0' }, { $inc: { n: 1 } });
   expect((await col.findOne({ _id: 'd0' }))?.n).toBe(2);
 }, 20_000);
+
+it('never interleaves a write by another filter with concurrent writes by _id (no lost updates across both)', async () => {
+  // Writes naming their document by `_id` run side by side (one lock per document); a write whose filter may
+  // match any document (here `group`) must wait for them and hold them off, or one of the two loses an $inc.
+  type Counter = { _id: string; group: string; n: number };
+  const col = conn.collection<Counter>('mixed');
+  await col.insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: `m${i}`, group: 'g', n: 0 })));
+  await Promise.all([
+    ...Array.from({ length: 100 }, (_, i) =>
+      (i % 2 ? other.collection<Counter>('mixed') : col).updateOne({ _id: `m${i % 10}` }, { $inc: { n: 1 } }),
+    ),
+    ...Array.from({ length: 5 }, (_, i) =>
+      (i % 2 ? col : other.collection<Counter>('mixed')).updateMany({ group: 'g' }, { $inc: { n: 1 } }),
+    ),
+  ]);
+  const docs = await col.find({ group: 'g' }).toArray();
+  expect(docs.map((d) => d.n)).toEqual(Array.from({ length: 10 }, () => 15));
+});
