@@ -3,7 +3,7 @@ import { reserve, workloadOf } from '../domain/agent';
 import { type AgentView, decide, nextRoutingChangeAt, type RoutingRequest } from '../domain/eligibility';
 import { endOffer, offerTo, queueTimeout, type Transition } from '../domain/interaction';
 import { planRepairs } from '../domain/repairs';
-import type { AgentRecord, Decision, InteractionRecord } from '../domain/types';
+import type { AgentRecord, Decision, DomainEvent, InteractionRecord } from '../domain/types';
 import { toCloudEvents } from '../events/publisher';
 import { never } from '../store/account-lease.repository';
 import type { AccountState } from '../store/account-memory';
@@ -45,12 +45,34 @@ function requestOf(rec: InteractionRecord, rejectCooldownMs: number): RoutingReq
   };
 }
 
+/** An offer a pass decided, written once its agent's reservation is. */
+interface PlannedOffer {
+  rec: InteractionRecord;
+  decision: Decision;
+  ids: { offerId: string; channelId: string };
+  now: number;
+}
+
 const unchanged = (r: InteractionRecord): Transition => ({ next: r, events: [] });
 
 /** Longest delay a Node timer takes; a later due time is re-read from the store when this one fires. */
 const maxTimerMs = 2 ** 31 - 1;
 /** Delay before retrying a wake whose lease read or write failed. */
 const retryMs = 1000;
+/** How long after a pass finds an ended interaction ready it is moved to the archive. */
+const archiveDelayMs = 1000;
+/** Writes of one pass in flight at once (reservations, then offers). */
+const writeWidth = 16;
+
+/** Runs `task` over `items`, at most `width` at a time; resolves when all are done. */
+async function inParallel<T>(items: T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) await task(items[next++] as T);
+    }),
+  );
+}
 
 /**
  * The assignment engine, woken by work instead of polling. A change that gives routing work (an Invoke, an
@@ -70,6 +92,10 @@ export class AssignmentEngine implements Waker {
   private readonly wakes = new Map<string, Coalesced>();
   /** Passes in progress, by account: at most one per account, several accounts at once. */
   private readonly running = new Map<string, Promise<void>>();
+  /** Ended interactions being moved to the archive (`account\u001finteraction`), and the moves waiting. */
+  private readonly archiving = new Set<string>();
+  private readonly archiveQueue: { accountId: string; interactionId: string; key: string; notBefore: number }[] = [];
+  private readonly archivers = new Set<Promise<void>>();
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
   private stopped = true;
@@ -142,6 +168,10 @@ export class AssignmentEngine implements Waker {
     this.ready.clear();
     await this.sweeping;
     while (this.running.size) await Promise.all(this.running.values());
+    // Moves not started yet are left to a later pass (the interactions stay ended in the live collection).
+    this.archiveQueue.length = 0;
+    while (this.archivers.size) await Promise.all(this.archivers);
+    this.archiving.clear();
     await this.ctx.leases.releaseAll(this.ctx.settings.instanceId).catch(() => undefined);
     this.ctx.memory.clear();
   }
@@ -217,6 +247,44 @@ export class AssignmentEngine implements Waker {
   }
 
   /**
+   * Moves these ended interactions to the archive, up to `writeWidth` at a time, beside the passes. Each move
+   * is conditional (the live document is deleted only at the version copied), so it is safe whoever holds
+   * the lease by then; one already moving is not queued twice.
+   */
+  private archiveLater(accountId: string, ids: string[]): void {
+    for (const interactionId of ids) {
+      const key = `${accountId}\u001f${interactionId}`;
+      if (this.archiving.has(key)) continue;
+      this.archiving.add(key);
+      // The ending's events are usually still being published: a move now would find them pending, refuse, and
+      // cost a read for nothing (half the moves did, at 100 releases/s).
+      this.archiveQueue.push({ accountId, interactionId, key, notBefore: Date.now() + archiveDelayMs });
+    }
+    while (this.archivers.size < writeWidth && this.archiveQueue.length) {
+      const drain: Promise<void> = (async () => {
+        for (let next = this.archiveQueue.shift(); next; next = this.archiveQueue.shift()) {
+          const wait = next.notBefore - Date.now();
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+          if (this.stopped) {
+            this.archiving.delete(next.key);
+            continue;
+          }
+          await this.ctx.interactions
+            .archive(next.accountId, next.interactionId)
+            .catch((err) =>
+              this.ctx.logger.warn(
+                { err: (err as Error).message, interactionId: next?.interactionId },
+                'archive failed',
+              ),
+            );
+          this.archiving.delete(next.key);
+        }
+      })().finally(() => this.archivers.delete(drain));
+      this.archivers.add(drain);
+    }
+  }
+
+  /**
    * The account as this instance keeps it while it holds the lease (ARCHITECTURE §7): read whole when
    * missing (first pass, lease taken over, memory dropped) or when its safety reload is due — a lease
    * length after taking over from another instance (whose last writes may still land), else every
@@ -267,7 +335,11 @@ export class AssignmentEngine implements Waker {
     const state = this.ctx.memory.get(accountId);
     if (!state) return;
     const interactions = new Map(
-      [...flags[0]].filter(([id, v]) => !decided.has(id) && state.interactions.get(id)?.rec.version === v),
+      [...flags[0]].filter(([id, v]) => {
+        const kept = state.interactions.get(id)?.rec;
+        // An ended interaction is about to leave for the archive: clearing its flag would be a wasted update.
+        return !decided.has(id) && kept?.version === v && kept.state !== 'ended';
+      }),
     );
     const agents = new Map([...flags[1]].filter(([id, v]) => state.agents.get(id)?.version === v));
     await Promise.all([this.ctx.interactions.seen(accountId, interactions), this.ctx.agents.seen(accountId, agents)]);
@@ -275,22 +347,29 @@ export class AssignmentEngine implements Waker {
 
   /** One routing pass for an account, from memory; returns when the next one is due. */
   async pass(accountId: string, opts: { takeover?: boolean } = {}): Promise<number> {
-    const { interactions, settings, memory } = this.ctx;
+    const { settings, memory } = this.ctx;
     const started = Date.now();
     // The lease is renewed between the pass's steps once half of it has gone (reads can be slow under load);
     // if another instance took it meanwhile, this pass stops writing and leaves the account to it, and if
     // another ran a pass in between (its lease ran out too), what is kept here is read again next time.
     let leaseDeadline = started + settings.leaseMs / 2;
-    const keepLease = async (): Promise<boolean> => {
-      const now = Date.now();
-      if (now <= leaseDeadline) return true;
-      const renewed = await this.ctx.leases.renew(accountId, settings.instanceId, now, settings.leaseMs);
-      if (renewed?.previousOwner !== settings.instanceId) {
-        memory.drop(accountId);
-        return false;
-      }
-      leaseDeadline = now + settings.leaseMs / 2;
-      return true;
+    // Writes running side by side share one renewal.
+    let renewing: Promise<boolean> | undefined;
+    const keepLease = (): Promise<boolean> => {
+      if (Date.now() <= leaseDeadline) return Promise.resolve(true);
+      renewing ??= (async () => {
+        const now = Date.now();
+        const renewed = await this.ctx.leases.renew(accountId, settings.instanceId, now, settings.leaseMs);
+        if (renewed?.previousOwner !== settings.instanceId) {
+          memory.drop(accountId);
+          return false;
+        }
+        leaseDeadline = now + settings.leaseMs / 2;
+        return true;
+      })().finally(() => {
+        renewing = undefined;
+      });
+      return renewing;
     };
     const { state, flags } = await this.accountState(accountId, opts.takeover ?? false);
     const decided = new Set<string>();
@@ -308,11 +387,17 @@ export class AssignmentEngine implements Waker {
         );
     };
 
-    // Timers: offers that rang out (Unexpected, requeued) and Queue applet timeouts (plan continues).
-    for (const { rec } of live) {
+    // Timers: offers that rang out (Unexpected, requeued) and Queue applet timeouts (plan continues), side by
+    // side (a burst of offers ringing out at once took one write after another: 540 of them, 37 s).
+    let leaseLost = false;
+    await inParallel(live, writeWidth, async ({ rec }) => {
       const now = Date.now();
+      if (leaseLost) return;
       if (rec.state === 'offered' && rec.offer && rec.offer.expiresAt <= now) {
-        if (!(await keepLease())) return Date.now();
+        if (!(await keepLease())) {
+          leaseLost = true;
+          return;
+        }
         await apply(
           rec,
           (r) =>
@@ -331,7 +416,8 @@ export class AssignmentEngine implements Waker {
           'queue timeout',
         );
       }
-    }
+    });
+    if (leaseLost) return Date.now();
     if (touched.size) agents = agentsNow();
     if (!(await keepLease())) return Date.now();
 
@@ -344,8 +430,12 @@ export class AssignmentEngine implements Waker {
       touched,
       { now: Date.now(), syncGraceMs: settings.syncGraceMs, reserveGraceMs: settings.reserveGraceMs },
     );
-    for (const [agentId, ids] of repairs.sync) await this.sync.sync(accountId, agentId, { extra: [...ids] });
-    for (const id of repairs.archive) await interactions.archive(accountId, id).catch(() => false);
+    await inParallel([...repairs.sync], writeWidth, async ([agentId, ids]) => {
+      await this.sync.sync(accountId, agentId, { extra: [...ids] });
+    });
+    // Ended interactions leave the live collection beside the pass, not in its way (at 100 releases/s their
+    // four writes each, one after another, held every pass for seconds).
+    this.archiveLater(accountId, repairs.archive);
     if (repairs.sync.size) agents = agentsNow();
 
     const queued = live
@@ -384,7 +474,10 @@ export class AssignmentEngine implements Waker {
    * Assigns queued interactions in queue order to the best eligible agent (ARCHITECTURE §4). Each offer
    * first reserves the agent's capacity (conditional on the agent's version), then writes the offer on
    * the interaction (conditional on its version), so no agent is ever offered beyond its capacity and no
-   * interaction is offered twice, even if two instances overlap. Returns the earliest time-driven change.
+   * interaction is offered twice, even if two instances overlap. The pass decides every queued interaction
+   * in memory first, then writes: one reservation write per agent (all its offers of the pass), the agents
+   * side by side, then the offers side by side; a pass's writes cost a few round trips deep, not two per
+   * offer in a row. Returns the earliest time-driven change.
    */
   private async assign(
     accountId: string,
@@ -404,6 +497,8 @@ export class AssignmentEngine implements Waker {
       signature: string;
       count: number;
     }[] = [];
+    /** Per winning agent: its record before the pass's reservations, their events, and the offers to write. */
+    const reservations = new Map<string, { before: AgentRecord; events: DomainEvent[]; offers: PlannedOffer[] }>();
     for (const rec of queued) {
       if (!(await keepLease())) return Date.now();
       const now = Date.now();
@@ -442,33 +537,41 @@ export class AssignmentEngine implements Waker {
           linkeddata: rec.linkeddata,
         },
       );
-      const reserved = await agents.save(
-        reservation.next,
-        winner.version,
-        toCloudEvents(accountId, winner.agentId, reservation.events),
-        { byOwner: true },
-      );
-      if (!reserved) {
-        // The agent changed meanwhile: read it again (into memory too) and try this interaction on the next pass.
-        const fresh = await agents.get(accountId, winner.agentId);
-        if (fresh) records.set(fresh.agentId, fresh);
-        else {
-          records.delete(winner.agentId);
-          this.ctx.memory.forgetAgent(accountId, winner.agentId);
-        }
-        nextAt = Math.min(nextAt, Date.now());
-        continue;
+      let r = reservations.get(winner.agentId);
+      if (!r) {
+        r = { before: winner, events: [], offers: [] };
+        reservations.set(winner.agentId, r);
       }
+      r.events.push(...reservation.events);
+      r.offers.push({ rec, decision, ids, now });
+      // Later decisions of the pass see this agent with the capacity it has left.
       records.set(winner.agentId, reservation.next);
-      void this.ctx.publisher.soon(agents.outboxModel, winner.agentId, { staged: reserved });
-      const offer = offerTo(
-        rec,
-        { agentId: winner.agentId, username: winner.username },
-        decision,
-        ids,
-        now,
-        settings.offerTimeoutMs,
-      );
+    }
+    if (reservations.size && !(await keepLease())) return Date.now();
+
+    // Reservations: one conditional write per agent carrying all its offers of the pass, agents side by side.
+    const offers: { agentId: string; offer: PlannedOffer }[] = [];
+    await inParallel([...reservations], writeWidth, async ([agentId, r]) => {
+      const next = records.get(agentId) as AgentRecord;
+      const reserved = await agents.save(next, r.before.version, toCloudEvents(accountId, agentId, r.events), {
+        byOwner: true,
+      });
+      if (!reserved) {
+        // The agent changed meanwhile: read it again (into memory too); its interactions wait for the next pass.
+        const fresh = await agents.get(accountId, agentId);
+        if (!fresh) this.ctx.memory.forgetAgent(accountId, agentId);
+        nextAt = Math.min(nextAt, Date.now());
+        return;
+      }
+      void this.ctx.publisher.soon(agents.outboxModel, agentId, { staged: reserved });
+      for (const offer of r.offers) offers.push({ agentId, offer });
+    });
+
+    // Offers, side by side: an offer that loses (the interaction changed) withdraws its reservation.
+    const withdrawn = new Map<string, { channels: Set<string>; interactions: string[] }>();
+    await inParallel(offers, writeWidth, async ({ agentId, offer: { rec, decision, ids, now } }) => {
+      const winner = records.get(agentId) as AgentRecord;
+      const offer = offerTo(rec, { agentId, username: winner.username }, decision, ids, now, settings.offerTimeoutMs);
       const offered = await interactions.save(
         offer.next,
         rec.version,
@@ -478,20 +581,25 @@ export class AssignmentEngine implements Waker {
       );
       if (!offered) {
         logger.info(
-          { accountId, interactionId: rec.interactionId, agentId: winner.agentId, offerId: ids.offerId },
+          { accountId, interactionId: rec.interactionId, agentId, offerId: ids.offerId },
           'interaction changed during assignment; reservation withdrawn',
         );
         // Memory was behind the store for this interaction: read it again (never act on it stale twice).
         if (!(await interactions.get(accountId, rec.interactionId)))
           this.ctx.memory.forgetInteraction(accountId, rec.interactionId);
-        await this.sync.sync(accountId, winner.agentId, { abandon: new Set([ids.channelId]) });
-        const fresh = await agents.get(accountId, winner.agentId);
-        if (fresh) records.set(fresh.agentId, fresh);
-        continue;
+        const lost = withdrawn.get(agentId) ?? { channels: new Set<string>(), interactions: [] };
+        lost.channels.add(ids.channelId);
+        lost.interactions.push(rec.interactionId);
+        withdrawn.set(agentId, lost);
+        return;
       }
       void this.ctx.publisher.soon(interactions.outboxModel, rec.interactionId, { staged: offered });
       nextAt = Math.min(nextAt, offer.next.offer?.expiresAt ?? never);
-    }
+    });
+    // One withdrawal per agent for every offer of it that lost.
+    await inParallel([...withdrawn], writeWidth, async ([agentId, lost]) => {
+      await this.sync.sync(accountId, agentId, { abandon: lost.channels, only: lost.interactions });
+    });
     for (const id of await interactions.recordDecisions(accountId, unassigned, maxDecisions)) decided.add(id);
     return nextAt;
   }

@@ -194,6 +194,11 @@ export interface ReconcileOptions {
   abandon?: ReadonlySet<string>;
   /** Consecutive timed-out offers after which a Ready agent is set Away (0 = never). */
   missedOffersAway: number;
+  /**
+   * The interactions this reconciliation is about (their legs are given): work items of other interactions
+   * are left as they are, since their legs were not read. Absent: every work item is reconciled.
+   */
+  only?: ReadonlySet<string>;
 }
 
 function startOf(timeline: Milestone[], upto: number, segment: string): number | undefined {
@@ -239,6 +244,7 @@ export function reconcileAgentWork(agent: AgentRecord, legs: LegView[], opts: Re
   }
 
   for (const item of [...work]) {
+    if (opts.only && !opts.only.has(item.interactionId)) continue;
     const view = byChannel.get(item.channelId);
     if (!view) {
       const abandoned = opts.abandon?.has(item.channelId) ?? false;

@@ -248,6 +248,40 @@ describe("reconciling work with the interactions' legs", () => {
     expect(dropped.wake).toBe(true);
   });
 
+  it('scoped to some interactions (`only`), leaves the work items of others as they are', () => {
+    // Past the grace period, a work item whose legs were not given would be dropped as Failed; scoped to
+    // another interaction (its legs not read), it is left alone, and the interaction in scope is reconciled.
+    const agent = reserved();
+    const now = 5_000 + 10_000;
+    const other = { interactionId: 'i0000000-0000-4000-8000-000000000002', type: 'nonlive' as const, medium: 'Email' };
+    const otherIds = {
+      offerId: 'o0000000-0000-4000-8000-000000000002',
+      channelId: 'c0000000-0000-4000-8000-000000000002',
+    };
+    const both = reserve({ ...agent, capacity: { ...agent.capacity, nonLive: 1 } }, other, otherIds, 5_000).next;
+    const otherLeg: LegView = {
+      interaction: other,
+      leg: {
+        channelId: otherIds.channelId,
+        offerId: otherIds.offerId,
+        agentId: agent.agentId,
+        agentUsername: 'jane',
+        timeline: [
+          { kind: 'start', segment: 'Ringing', at: 5_000 },
+          { kind: 'end', segment: 'Ringing', at: 6_000, outcome: 'Answered' },
+          { kind: 'start', segment: 'Connected', at: 6_000 },
+        ],
+        done: false,
+      } as Leg,
+    };
+    const scoped = reconcileAgentWork(both, [otherLeg], { ...opts, now, only: new Set([other.interactionId]) });
+    expect(types(scoped)).toEqual(['ended:Ringing', 'started:Connected']);
+    expect(scoped.next.work.map((w) => w.interactionId)).toEqual([interaction.interactionId, other.interactionId]);
+    // Unscoped, the same call drops the first reservation (no leg given for it, grace over).
+    const whole = reconcileAgentWork(both, [otherLeg], { ...opts, now });
+    expect(whole.next.work.map((w) => w.interactionId)).toEqual([other.interactionId]);
+  });
+
   it('an abandoned reservation is dropped at once', () => {
     const agent = reserved();
     expect(reconcileAgentWork(agent, [], { ...opts, now: 5_001, abandon: new Set([ids.channelId]) }).next.work).toEqual(
