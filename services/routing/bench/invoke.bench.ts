@@ -23,7 +23,11 @@ const batchCount = Number(env.BENCH_BATCHES ?? 20);
 const concurrency = Number(env.BENCH_CONCURRENCY ?? 8);
 /** 50-object Invocations are ~400 store operations each; fewer at once keeps them inside the gateway's timeout. */
 const batchConcurrency = Number(env.BENCH_BATCH_CONCURRENCY ?? 2);
-const offerSamples = Number(env.BENCH_OFFERS ?? 60);
+const offerSamples = Number(env.BENCH_OFFERS ?? 600);
+/** Dispatches per second of the dispatch → offer phase (the issue's 100/s). */
+const offerRate = Number(env.BENCH_OFFER_RATE ?? 100);
+/** Release each dispatch → offer sample as soon as its offer is seen (else after the phase). */
+const releaseAsSeen = env.BENCH_OFFER_RELEASE === '1';
 /** Interactions stored before the second 1-object phase (0 skips it): history the hot path must not read. */
 const storedHistory = Number(env.BENCH_STORED ?? 100_000);
 /** Interactions queued (no agent Ready) for the backlog phase (0 skips it). */
@@ -187,57 +191,127 @@ async function invokePhase(
   return stats(latencies, performance.now() - started, objects);
 }
 
+/**
+ * Dispatch → offer at a steady rate (`BENCH_OFFER_RATE` dispatches/s, open loop: a dispatch is sent every
+ * 1/rate s whether or not the earlier ones were answered) to 20 Ready agents with room for 1,000 offers at
+ * once (nonLive capacity 50 each). Each sample is timed from the moment its Invoke was sent to its
+ * `interaction.offered` event: the event's `time` (when routing decided the offer) and the moment a Kafka
+ * consumer in this process received it (the offer durably written and announced: what a desktop or a
+ * provider can see; the row's figure). No desktop polls (polling 10 desktops every 20 ms loaded the store it
+ * measures). The offers are released by API after the phase (they would ring out after OFFER_TIMEOUT_MS and
+ * count as missed); `BENCH_OFFER_RELEASE=1` releases each one as soon as its offer is seen instead, so the
+ * suite also ends 100 interactions/s while it offers.
+ */
 async function offerPhase(t: Target) {
   const accountId = freshName('bench').replace(/_/g, '-');
   const tokens = await setupAccount(t, t.base, accountId);
   const agents: string[] = [];
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < 20; i++) {
     const a = await call(t.base, 'POST', '/admin/agents', tokens.admin, {
       username: `bench-${i}`,
-      capacity: { calls: 1, semiLive: 1, nonLive: 10 },
+      capacity: { calls: 1, semiLive: 1, nonLive: 50 },
     });
     await call(t.base, 'PUT', `/agent-desktop/agents/${a.agentId}/presence`, tokens.agent, { presence: 'Ready' });
     agents.push(a.agentId);
   }
-  const samples: number[] = [];
-  let missed = 0;
+  const sentAt = new Map<string, number>();
+  const decided: number[] = [];
+  const received: number[] = [];
+  const invokeMs: number[] = [];
+  const releases: Promise<unknown>[] = [];
+  let releaseFailures = 0;
+  /** Offer events that arrived before their Invoke's answer named the interaction. */
+  const early = new Map<string, { time: number; at: number }>();
+  const externalOf = new Map<string, string>();
+  const measure = (interactionId: string, time: number, at: number) => {
+    const sent = sentAt.get(interactionId);
+    if (sent === undefined) return;
+    sentAt.delete(interactionId);
+    decided.push(time - sent);
+    received.push(at - sent);
+    if (releaseAsSeen) release(interactionId);
+  };
+  const release = (interactionId: string) => {
+    const done = call(t.base, 'POST', '/interactions/Invoke', tokens.invoke, {
+      requests: [{ action: 'release', externalId: externalOf.get(interactionId) }],
+    }).catch(() => releaseFailures++);
+    releases.push(done);
+    return done;
+  };
+  const kafka = new Kafka({
+    brokers: brokers.split(','),
+    clientId: 'routing-bench-offers',
+    logLevel: logLevel.NOTHING,
+  });
+  const consumer = kafka.consumer({ groupId: freshName('routing-bench-offers'), maxWaitTimeInMs: 50 });
+  await consumer.connect();
+  await consumer.subscribe({ topic: 'cc.interaction.v1', fromBeginning: false });
+  const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
+  await consumer.run({
+    partitionsConsumedConcurrently: 8,
+    eachMessage: async ({ message }) => {
+      const at = Date.now();
+      const text = message.value?.toString() ?? '';
+      if (!text.includes('"interaction.offered"')) return;
+      const e = JSON.parse(text) as { type: string; subject: string; time: string; accountid?: string };
+      if (e.type !== 'interaction.offered') return;
+      const time = Date.parse(e.time);
+      if (sentAt.has(e.subject)) measure(e.subject, time, at);
+      else early.set(e.subject, { time, at });
+    },
+  });
+  await joined;
+  const started = performance.now();
+  const gapMs = 1000 / offerRate;
+  const invokes: Promise<void>[] = [];
   for (let i = 0; i < offerSamples; i++) {
-    const sent = Date.now();
-    // nonlive: 10 agents × capacity 10 would hold every sample, but each is released once measured (below).
+    const due = started + i * gapMs;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const externalId = `bench-offer-${i}`;
-    const res = await call(t.base, 'POST', '/interactions/Invoke', tokens.invoke, {
-      requests: [{ route: 'Bench', externalId, routingdata: { interactiontype: 'nonlive' } }],
-    });
-    const interactionId = res.results[0].interactionId;
-    const giveUpAt = Date.now() + 30_000;
-    while (Date.now() < giveUpAt) {
-      const found = (
-        await Promise.all(agents.map((a) => call(t.base, 'GET', `/agent-desktop/agents/${a}/offers`, tokens.agent)))
-      )
-        .flat()
-        .find((o: { interactionId: string }) => o.interactionId === interactionId);
-      if (found) {
-        samples.push(Date.parse(found.offeredAt) - sent);
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    if (samples.length <= i) missed++;
-    // Nobody answers, so an offer left ringing would ring out after OFFER_TIMEOUT_MS (20 s) and count as missed
-    // by its agent: under load the phase outlasts that, and after MISSED_OFFERS_AWAY (3) in a row every agent
-    // was set Away and the later samples were never offered (session 6: 5 and 8 of 60 "missed after 30 s";
-    // 16 of 60 at load 10). A release by API withdraws the offer without counting it.
-    await call(t.base, 'POST', '/interactions/Invoke', tokens.invoke, {
-      requests: [{ action: 'release', externalId }],
-    });
+    const sent = Date.now();
+    invokes.push(
+      call(t.base, 'POST', '/interactions/Invoke', tokens.invoke, {
+        requests: [{ route: 'Bench', externalId, routingdata: { interactiontype: 'nonlive' } }],
+      }).then((res) => {
+        invokeMs.push(Date.now() - sent);
+        const interactionId = res.results[0].interactionId as string;
+        externalOf.set(interactionId, externalId);
+        sentAt.set(interactionId, sent);
+        const seen = early.get(interactionId);
+        if (seen) {
+          early.delete(interactionId);
+          measure(interactionId, seen.time, seen.at);
+        }
+      }),
+    );
   }
-  const sorted = [...samples].sort((a, b) => a - b);
+  await Promise.all(invokes);
+  const sendSeconds = (performance.now() - started) / 1000;
+  const giveUpAt = Date.now() + 30_000;
+  while (sentAt.size && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 50));
+  const missed = sentAt.size;
+  if (!releaseAsSeen) {
+    const ids = [...externalOf.keys()];
+    await pool(ids.length, 8, async (i) => void (await release(ids[i] as string)));
+  }
+  await Promise.all(releases);
+  await consumer.disconnect();
+  const sortedDecided = [...decided].sort((a, b) => a - b);
+  const sortedReceived = [...received].sort((a, b) => a - b);
+  const sortedInvoke = [...invokeMs].sort((a, b) => a - b);
   return {
-    samples: samples.length,
+    samples: received.length,
+    dispatchesPerSecond: Math.round((offerSamples / sendSeconds) * 10) / 10,
     missedAfter30s: missed,
-    p50Ms: percentile(sorted, 50),
-    p99Ms: percentile(sorted, 99),
-    maxMs: sorted.at(-1) ?? 0,
+    releaseFailures,
+    p50Ms: percentile(sortedReceived, 50),
+    p99Ms: percentile(sortedReceived, 99),
+    maxMs: sortedReceived.at(-1) ?? 0,
+    decidedP50Ms: percentile(sortedDecided, 50),
+    decidedP99Ms: percentile(sortedDecided, 99),
+    invokeP50Ms: percentile(sortedInvoke, 50),
+    invokeP99Ms: percentile(sortedInvoke, 99),
   };
 }
 
@@ -245,6 +319,17 @@ async function offerPhase(t: Target) {
  * Counts the store commands routing sends (mongoose's debug hook sees every model and `Model.collection`
  * call of the in-process service; driver heartbeats are not commands of ours), by collection and method.
  */
+/**
+ * `BENCH_WHO=<collection>.<method>` (e.g. `interactions.findOne`): which of routing's code paths sent that
+ * command how often during the counted phases, printed at exit (the three innermost routing frames).
+ */
+const who = new Map<string, number>();
+process.on('exit', () => {
+  if (!env.BENCH_WHO) return;
+  for (const [frames, n] of [...who].sort((a, b) => b[1] - a[1]).slice(0, 12))
+    process.stderr.write(`[bench] ${env.BENCH_WHO} x ${n}: ${frames || '(no routing frame: the bus or the driver)'}\n`);
+});
+
 function commandCounter() {
   let total = 0;
   const byKind = new Map<string, number>();
@@ -253,6 +338,15 @@ function commandCounter() {
     total++;
     const k = `${collection}.${method}`;
     byKind.set(k, (byKind.get(k) ?? 0) + 1);
+    if (env.BENCH_WHO === k) {
+      const frames = (new Error().stack ?? '')
+        .split('\n')
+        .filter((l) => l.includes('/services/routing/src/'))
+        .slice(0, 3)
+        .map((l) => l.trim().replace(/\(.*\/src\//, '('))
+        .join(' < ');
+      who.set(frames, (who.get(frames) ?? 0) + 1);
+    }
   });
   return {
     get total() {
@@ -528,7 +622,14 @@ async function main() {
     process.stdout.write(
       `[bench] routing via ${t.via}: store ${rawInsertsPerSecond} raw inserts/s; dispatch to offer x ${offerSamples}\n`,
     );
-    const dispatchToOffer = await offerPhase(t);
+    const offerCounter = t.dbName ? commandCounter() : undefined;
+    const dispatchToOffer = await profiled('offers', () => offerPhase(t));
+    if (offerCounter) {
+      process.stdout.write(
+        `[bench] store commands in the dispatch → offer phase: ${offerCounter.total} (${Math.round((offerCounter.total / offerSamples) * 10) / 10} per sample) ${JSON.stringify(Object.fromEntries([...offerCounter.snapshot()].sort((a, b) => b[1] - a[1])))}\n`,
+      );
+      offerCounter.stop();
+    }
     // Store commands per Invocation (in-process routing only: the hook sees this process's store calls).
     const counter = t.dbName ? commandCounter() : undefined;
     const commands = counter
@@ -638,7 +739,7 @@ async function main() {
       {
         id: 'dispatch.offer',
         value: `p50/p99 ${dispatchToOffer.p50Ms}/${dispatchToOffer.p99Ms} ms`,
-        beside: `${dispatchToOffer.samples} samples, ${dispatchToOffer.missedAfter30s} missed after 30 s`,
+        beside: `${dispatchToOffer.samples} samples at ${dispatchToOffer.dispatchesPerSecond} dispatches/s, received by a Kafka consumer (decided: p50/p99 ${dispatchToOffer.decidedP50Ms}/${dispatchToOffer.decidedP99Ms} ms); ${dispatchToOffer.missedAfter30s} missed after 30 s`,
         numbers: dispatchToOffer,
       },
     ]);
