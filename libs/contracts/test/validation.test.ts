@@ -240,11 +240,25 @@ describe('toViolations', () => {
 
 describe('eventTimeMs', () => {
   it("reads the events' own shape as Date.parse does, and nothing else", () => {
-    for (const t of ['2024-05-01T08:15:00.000Z', '2024-02-29T23:59:59.999Z', '1970-01-01T00:00:00.000Z']) {
+    for (const t of [
+      '2024-05-01T08:15:00.000Z',
+      '2024-02-29T23:59:59.999Z',
+      '1970-01-01T00:00:00.000Z',
+      '1969-12-31T23:59:59.999Z',
+      '2000-02-29T12:00:00.000Z', // a leap day of a century divisible by 400
+      '2100-03-01T00:00:00.000Z',
+      '0100-01-01T00:00:00.000Z',
+      '1600-02-29T00:00:00.000Z',
+      '9999-12-31T23:59:59.999Z',
+    ]) {
       expect(eventTimeMs(t)).toBe(Date.parse(t));
     }
     for (const t of [
       '2023-02-29T00:00:00.000Z', // no such day
+      '1900-02-29T00:00:00.000Z', // a century not divisible by 400 has none
+      '2024-04-31T00:00:00.000Z',
+      '2024-13-01T00:00:00.000Z',
+      '2024-05-01 08:15:00.000Z',
       '2024-05-01T24:00:00.000Z',
       '2024-05-01T08:15:00Z', // another precision
       '2024-05-01T08:15:00.000+00:00',

@@ -9,6 +9,9 @@
  * with KAFKA_BROKERS and MONGO_URL set (`./cc bench` does).
  */
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { CapturedLogs, freshName, startTestIssuer, testInfra, writeBenchResult } from '@cc/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import { loadServiceConfig } from '../src/config';
@@ -19,11 +22,30 @@ const agents = Number(process.env.BENCH_AGENTS ?? 500);
 const periods = Number(process.env.BENCH_PERIODS ?? 96);
 const queries = Number(process.env.BENCH_QUERIES ?? 200);
 const accountId = `bench-${Date.now().toString(36)}`;
+const cpuProfileDir = process.env.BENCH_CPU_PROFILE_DIR;
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 const iso = (t: number) => new Date(t).toISOString();
 const say = (line: string) => process.stdout.write(`${line}\n`);
+const load = () => loadavg()[0]?.toFixed(1) ?? '?';
+const cpuMs = (u: NodeJS.CpuUsage) => Math.round((u.user + u.system) / 1000);
+
+/** Starts the V8 CPU profiler when BENCH_CPU_PROFILE_DIR is set; the returned stop writes `<name>.cpuprofile` there. */
+async function profile(name: string): Promise<() => Promise<void>> {
+  if (!cpuProfileDir) return async () => undefined;
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(cpuProfileDir, { recursive: true });
+    writeFileSync(resolve(cpuProfileDir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
 
 /** One day of two events per agent and period: a presence change (closing the previous state) and a call. */
 function dayOfEvents(day: number): { key: string; value: string }[] {
@@ -167,11 +189,16 @@ async function main(): Promise<void> {
     },
   });
   const rawStart = Date.now();
+  const rawCpu0 = process.cpuUsage();
+  const rawLoad = load();
   await rawDone;
+  const rawCpu = cpuMs(process.cpuUsage(rawCpu0));
   await raw.disconnect();
   const rawPerSecond = messages.length / ((rawLast - rawStart) / 1000);
   const rawWithJoin = messages.length / ((rawLast - rawConnect) / 1000);
-  say(`[bench] raw kafkajs: ${Math.round(rawPerSecond)} events/s`);
+  say(
+    `[bench] raw kafkajs: ${Math.round(rawPerSecond)} events/s, process CPU ${rawCpu} ms, load ${rawLoad} → ${load()}`,
+  );
 
   // The summaries service: first event handled to every offset committed (after the batch's store write).
   const issuer = await startTestIssuer();
@@ -207,14 +234,20 @@ async function main(): Promise<void> {
     ...(process.env.BENCH_LOG_LEVEL ? {} : { logDestination: logs }),
     exitOnShutdown: false,
   });
+  // CPU from just after the group joined (startService returns then) to the last commit seen.
+  const aggCpu0 = process.cpuUsage();
+  const aggLoad = load();
+  const stopProfile = await profile('summaries-consume');
   while (!(await committedAll())) await new Promise((r) => setTimeout(r, 20));
   const aggDone = Date.now();
+  const aggCpu = cpuMs(process.cpuUsage(aggCpu0));
+  await stopProfile();
   const aggSeconds = (aggDone - service.consumingSince) / 1000;
   const aggPerSecond = messages.length / aggSeconds;
   const bootSeconds = (service.consumingSince - aggStart) / 1000;
   const rssMb = Math.round(process.memoryUsage().rss / 1e6);
   say(
-    `[bench] summaries: ${Math.round(aggPerSecond)} events/s (${aggSeconds.toFixed(1)} s from joined to last commit; boot ${bootSeconds.toFixed(1)} s before)`,
+    `[bench] summaries: ${Math.round(aggPerSecond)} events/s (${aggSeconds.toFixed(1)} s from joined to last commit; boot ${bootSeconds.toFixed(1)} s before), process CPU ${aggCpu} ms, load ${aggLoad} → ${load()}; ${(aggPerSecond / rawPerSecond).toFixed(2)}× raw`,
   );
 
   // Restart: the day's buckets come back from the store.
@@ -257,7 +290,7 @@ async function main(): Promise<void> {
       name: 'summaries: agent-activity events aggregated',
       value: Math.round(aggPerSecond),
       unit: 'events/s',
-      note: `${messages.length} events, schema validation + dedupe + aggregation (one call per fetched batch) + grouped, deflated log writes (pipelined: the next batches are handled while a write runs) + commits after each write; from the group joined to the last commit (boot before it: ${bootSeconds.toFixed(1)} s; with boot ${Math.round(messages.length / ((aggDone - aggStart) / 1000))}/s); ${(aggPerSecond / rawPerSecond).toFixed(2)}× raw kafkajs consume (target ≥ 0.5×)`,
+      note: `${messages.length} events, schema validation + dedupe + aggregation (one call per fetched batch) + grouped, deflated log writes (pipelined: the next batches are handled while a write runs) + commits after each write; from the group joined to the last commit (boot before it: ${bootSeconds.toFixed(1)} s; with boot ${Math.round(messages.length / ((aggDone - aggStart) / 1000))}/s); ${(aggPerSecond / rawPerSecond).toFixed(2)}× raw kafkajs consume (target ≥ 0.5×); process CPU ${aggCpu} ms (raw ${rawCpu} ms), load ${aggLoad}`,
     },
     {
       name: 'raw kafkajs consume, same topic and run',

@@ -3,7 +3,7 @@ import { type Runtime, startRuntime } from '@cc/runtime';
 import type { Config } from './config';
 import { SummaryBook } from './domain/book';
 import { AccountFlags } from './domain/flags';
-import { memoryDeduper, summariesEachHandler, summariesEventHandler } from './events/activity.consumer';
+import { RecentIds, summariesEachHandler, summariesEventHandler } from './events/activity.consumer';
 import { producedTopics } from './events/topics';
 import { Watermark } from './events/watermark';
 import { mountRoutes } from './http/routes';
@@ -101,15 +101,18 @@ export async function startService(
       accountClaim: config.AUTH_ACCOUNT_CLAIM,
     });
     await runtime.listen((app) => mountRoutes(app, { verify, book, flags, upTo: () => watermark.upTo() }));
+    const recent = new RecentIds();
     const consumer = await runtime.consume({
       groupId: config.KAFKA_GROUP_ID,
       topics: [config.AGENT_ACTIVITY_TOPIC, config.ACCOUNT_TOPIC],
-      handler: summariesEventHandler(book, flags),
+      handler: summariesEventHandler(book, flags, recent),
       // Each valid event applied on the bus's synchronous fast path; the per-event handler from the first message it
       // cannot take (an invalid one) or a throw. One span per fetched batch: the consumer sends nothing on.
-      handleEach: summariesEachHandler(book, flags),
+      handleEach: summariesEachHandler(book, flags, recent),
       spans: 'batch',
-      deduper: memoryDeduper(),
+      // Event ids are remembered by the handlers as they apply (`RecentIds`): with a deduper the bus would parse each
+      // 4 MiB batch whole before handling it, and the parsed batch would outlive the young generation.
+      deduper: undefined,
       flush,
       // Partitions handled side by side share writes (above); bigger fetches mean fewer rounds.
       partitionsConsumedConcurrently: 8,

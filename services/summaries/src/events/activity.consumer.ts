@@ -1,4 +1,4 @@
-import type { BatchContext, CloudEvent, Deduper, HandlerContext } from '@cc/bus';
+import type { BatchContext, CloudEvent, HandlerContext } from '@cc/bus';
 import type { Logger } from '@cc/kit';
 import type { SummaryBook } from '../domain/book';
 import type { AccountFlags } from '../domain/flags';
@@ -7,13 +7,20 @@ import type { AccountFlags } from '../domain/flags';
  * Handles agent-activity events (into the in-memory buckets) and account flag events. Writes happen once
  * per batch, after the handlers (see the consumer's `flush`).
  */
-export function summariesEventHandler(book: SummaryBook, flags: AccountFlags, now: () => number = Date.now) {
+export function summariesEventHandler(
+  book: SummaryBook,
+  flags: AccountFlags,
+  recent: RecentIds = new RecentIds(),
+  now: () => number = Date.now,
+) {
   return async (event: CloudEvent, ctx: HandlerContext): Promise<void> => {
+    if (recent.has(event.id)) return;
     if (event.type.startsWith('agent-activity.')) {
       book.apply(event.accountid, event as { type: string; data: unknown }, now());
     } else if (event.type === 'account.feature-flags-changed') {
       applyFlags(flags, event, ctx.log);
     }
+    recent.add(event.id);
   };
 }
 
@@ -22,11 +29,18 @@ export function summariesEventHandler(book: SummaryBook, flags: AccountFlags, no
  * each parsed event dies young (handed over in slices, a batch's events outlived the young generation). Applying is
  * idempotent per event, as the bus asks of a fast path that may be followed by the event-by-event path.
  */
-export function summariesEachHandler(book: SummaryBook, flags: AccountFlags, now: () => number = Date.now) {
+export function summariesEachHandler(
+  book: SummaryBook,
+  flags: AccountFlags,
+  recent: RecentIds = new RecentIds(),
+  now: () => number = Date.now,
+) {
   return (event: CloudEvent, ctx: BatchContext): void => {
+    if (recent.has(event.id)) return;
     if (event.type.startsWith('agent-activity.'))
       book.apply(event.accountid, event as { type: string; data: unknown }, now());
     else if (event.type === 'account.feature-flags-changed') applyFlags(flags, event, ctx.log);
+    recent.add(event.id);
   };
 }
 
@@ -37,21 +51,26 @@ function applyFlags(flags: AccountFlags, event: CloudEvent, log: Logger): void {
 }
 
 /**
- * Remembers the last `capacity` handled event ids in memory. Applying an event twice changes no bucket
- * (each interval's share is replaced, not added), so this only saves work; it spares the store one
- * lookup and one write per event, which a store-backed deduper would cost.
+ * The ids of the last `capacity` events applied to memory, checked as each event is handled (not by the bus's
+ * deduper, which would parse each fetched batch whole up front to look its ids up first, and keep it alive while it
+ * is applied). Applying an event twice changes no bucket (each interval's share is replaced, not added), so this only
+ * saves work: an id is remembered once the event is in memory, which is what a redelivery (a failed write's rewind,
+ * whose changes stay dirty in memory) would repeat; after a crash memory and ids start empty together. A store-backed
+ * deduper would cost a store lookup and write per batch for nothing.
  */
-export function memoryDeduper(capacity = 200_000): Deduper {
-  const seen = new Set<string>();
-  return {
-    async seenMany(ids) {
-      return new Set(ids.filter((id) => seen.has(id)));
-    },
-    async markMany(ids) {
-      for (const id of ids) {
-        seen.add(id);
-        if (seen.size > capacity) seen.delete(seen.values().next().value as string);
-      }
-    },
-  };
+export class RecentIds {
+  private readonly ids = new Set<string>();
+
+  constructor(private readonly capacity = 200_000) {}
+
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  /** Remembers `id` (once its event was applied: one that threw is handled again), forgetting the oldest past `capacity`. */
+  add(id: string): void {
+    if (this.ids.has(id)) return;
+    this.ids.add(id);
+    if (this.ids.size > this.capacity) this.ids.delete(this.ids.values().next().value as string);
+  }
 }
