@@ -4,10 +4,11 @@ import { type AgentView, decide, nextRoutingChangeAt, type RoutingRequest } from
 import { endOffer, offerTo, queueTimeout, type Transition } from '../domain/interaction';
 import { planRepairs } from '../domain/repairs';
 import type { AgentRecord, Decision, DomainEvent, InteractionRecord } from '../domain/types';
+import type { Staged } from '../events/publisher';
 import { toCloudEvents } from '../events/publisher';
 import { never } from '../store/account-lease.repository';
 import type { AccountState } from '../store/account-memory';
-import { Coalesced } from '../store/group-commit';
+import { Coalesced, GroupCommit } from '../store/group-commit';
 import type { AgentSync } from './agent-sync';
 import type { RoutingContext, Waker } from './context';
 import type { InteractionActions } from './interaction-actions';
@@ -96,6 +97,12 @@ export class AssignmentEngine implements Waker {
   private readonly archiving = new Set<string>();
   private readonly archiveQueue: { accountId: string; interactionId: string; key: string; notBefore: number }[] = [];
   private readonly archivers = new Set<Promise<void>>();
+  /**
+   * The events of a pass's reservations and offers, written side by side, go out together: one produce call
+   * and one bulk outbox clear per group (the group commit of the publish, as Invoke's), not one each.
+   */
+  private readonly reservationsOut: GroupCommit<{ id: string; staged: Staged }, null>;
+  private readonly offersOut: GroupCommit<{ id: string; staged: Staged }, null>;
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
   private stopped = true;
@@ -104,7 +111,16 @@ export class AssignmentEngine implements Waker {
     private readonly ctx: RoutingContext,
     private readonly sync: AgentSync,
     private readonly actions: InteractionActions,
-  ) {}
+  ) {
+    const publishing = (model: () => Parameters<RoutingContext['publisher']['soonMany']>[0]) =>
+      new GroupCommit<{ id: string; staged: Staged }, null>(async (items) => {
+        // A failed publication is left to the relay by the publisher: the outboxes hold the events.
+        await this.ctx.publisher.soonMany(model(), items).catch(() => undefined);
+        return items.map(() => null);
+      });
+    this.reservationsOut = publishing(() => ctx.agents.outboxModel);
+    this.offersOut = publishing(() => ctx.interactions.outboxModel);
+  }
 
   /** Stores a wake for the account (any instance may run it) and runs the pass here as soon as allowed. */
   async wake(accountId: string): Promise<void> {
@@ -563,7 +579,7 @@ export class AssignmentEngine implements Waker {
         nextAt = Math.min(nextAt, Date.now());
         return;
       }
-      void this.ctx.publisher.soon(agents.outboxModel, agentId, { staged: reserved });
+      void this.reservationsOut.add([{ id: agentId, staged: reserved }]);
       for (const offer of r.offers) offers.push({ agentId, offer });
     });
 
@@ -593,7 +609,7 @@ export class AssignmentEngine implements Waker {
         withdrawn.set(agentId, lost);
         return;
       }
-      void this.ctx.publisher.soon(interactions.outboxModel, rec.interactionId, { staged: offered });
+      void this.offersOut.add([{ id: rec.interactionId, staged: offered }]);
       nextAt = Math.min(nextAt, offer.next.offer?.expiresAt ?? never);
     });
     // One withdrawal per agent for every offer of it that lost.

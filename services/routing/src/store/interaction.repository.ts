@@ -65,6 +65,8 @@ export class InteractionRepository {
   private readonly keyClaims: GroupCommit<{ accountId: string; key: string; interactionId: string; at: number }, null>;
   /** First claims of release keys (inserts): true for each refused because a claim exists. */
   private readonly keyInserts: GroupCommit<Doc, boolean>;
+  /** Decisions carried out by concurrent writes (a pass's offers side by side) share one insert. */
+  private readonly decisionInserts: GroupCommit<Doc, null>;
 
   constructor(
     private readonly models: Models,
@@ -88,6 +90,10 @@ export class InteractionRepository {
         for (const i of duplicateIndexes(err)) dup.add(i);
       }
       return docs.map((_, i) => dup.has(i));
+    });
+    this.decisionInserts = new GroupCommit(async (docs) => {
+      await forAccounts(this.models.decisions).insertMany(docs as never[], { ordered: false });
+      return docs.map(() => null);
     });
     this.keyClaims = new GroupCommit(async (claims) => {
       await this.models.externalIds.bulkWrite(
@@ -333,8 +339,11 @@ export class InteractionRepository {
     if (!doc) return null;
     this.memory?.noteInteraction(next.accountId, toLive(doc));
     // The decision this change carried out joins the trace once the change is stored (a crash in between
-    // loses a trace entry, never routing state).
-    if (decision) await this.insertDecisions(next.accountId, [{ interactionId: next.interactionId, decision }]);
+    // loses a trace entry, never routing state); the offers a pass writes side by side share one insert.
+    if (decision)
+      await this.decisionInserts.add([
+        { _id: randomUUID(), accountId: next.accountId, interactionId: next.interactionId, at: decision.at, decision },
+      ]);
     return { entries: doc.outbox ?? [], seq: doc.outboxSeq ?? 0 };
   }
 
