@@ -74,7 +74,9 @@ export class AgentSync {
     }
     if (opts.only && q.only) for (const id of opts.only) q.only.add(id);
     else q.only = null;
-    for (const id of opts.extra ?? []) q.extra.add(id);
+    // A scoped request's interactions stay in an unscoped merge too (a leg its agent has no work item for yet
+    // is only adopted if its interaction is read).
+    for (const id of [...(opts.extra ?? []), ...(opts.only ?? [])]) q.extra.add(id);
     for (const c of opts.abandon ?? []) q.abandon.add(c);
     if (opts.known && (q.known.get(opts.known.interactionId)?.version ?? -1) < opts.known.version)
       q.known.set(opts.known.interactionId, opts.known);
