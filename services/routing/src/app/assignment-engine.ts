@@ -4,11 +4,10 @@ import { type AgentView, decide, nextRoutingChangeAt, type RoutingRequest } from
 import { endOffer, offerTo, queueTimeout, type Transition } from '../domain/interaction';
 import { planRepairs } from '../domain/repairs';
 import type { AgentRecord, Decision, DomainEvent, InteractionRecord } from '../domain/types';
-import type { Staged } from '../events/publisher';
-import { toCloudEvents } from '../events/publisher';
+import { groupedPublication, type Staged, toCloudEvents } from '../events/publisher';
 import { never } from '../store/account-lease.repository';
 import type { AccountState } from '../store/account-memory';
-import { Coalesced, GroupCommit } from '../store/group-commit';
+import { Coalesced, type GroupCommit } from '../store/group-commit';
 import type { AgentSync } from './agent-sync';
 import type { RoutingContext, Waker } from './context';
 import type { InteractionActions } from './interaction-actions';
@@ -112,14 +111,14 @@ export class AssignmentEngine implements Waker {
     private readonly sync: AgentSync,
     private readonly actions: InteractionActions,
   ) {
-    const publishing = (model: () => Parameters<RoutingContext['publisher']['soonMany']>[0]) =>
-      new GroupCommit<{ id: string; staged: Staged }, null>(async (items) => {
-        // A failed publication is left to the relay by the publisher: the outboxes hold the events.
-        await this.ctx.publisher.soonMany(model(), items).catch(() => undefined);
-        return items.map(() => null);
-      });
-    this.reservationsOut = publishing(() => ctx.agents.outboxModel);
-    this.offersOut = publishing(() => ctx.interactions.outboxModel);
+    this.reservationsOut = groupedPublication(
+      () => ctx.publisher,
+      () => ctx.agents.outboxModel,
+    );
+    this.offersOut = groupedPublication(
+      () => ctx.publisher,
+      () => ctx.interactions.outboxModel,
+    );
   }
 
   /** Stores a wake for the account (any instance may run it) and runs the pass here as soon as allowed. */

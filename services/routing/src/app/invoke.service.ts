@@ -15,10 +15,10 @@ import {
 } from '../domain/invocation';
 import { nameKey } from '../domain/names';
 import type { InteractionRecord, Plan } from '../domain/types';
-import { type Staged, toCloudEvents } from '../events/publisher';
+import { groupedPublication, type Staged, toCloudEvents } from '../events/publisher';
 import { interactionTopic } from '../events/topics';
 import type { RouteDef } from '../store/config.repository';
-import { GroupCommit } from '../store/group-commit';
+import type { GroupCommit } from '../store/group-commit';
 import type { ProviderInfo } from '../store/provider.repository';
 import type { RoutingContext } from './context';
 import type { InteractionActions } from './interaction-actions';
@@ -67,10 +67,10 @@ export class InvokeService {
     private readonly ctx: RoutingContext,
     private readonly actions: InteractionActions,
   ) {
-    this.announced = new GroupCommit(async (items) => {
-      await this.ctx.publisher.soonMany(this.ctx.interactions.outboxModel, items);
-      return items.map(() => null);
-    });
+    this.announced = groupedPublication(
+      () => ctx.publisher,
+      () => ctx.interactions.outboxModel,
+    );
   }
 
   async invoke(

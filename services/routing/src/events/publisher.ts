@@ -1,5 +1,6 @@
-import { type CloudEvent, newEvent } from '@cc/bus';
+import { type CloudEvent, type EagerPublisher, newEvent, type Staged } from '@cc/bus';
 import type { DomainEvent } from '../domain/types';
+import { GroupCommit } from '../store/group-commit';
 
 /** The CloudEvents `source` of every routing event. */
 export const eventSource = '/cc/routing';
@@ -25,4 +26,22 @@ export function toCloudEvents(
 }
 
 /** What a write left pending in a document's outbox (the bus's type; the eager publisher is the bus's too). */
-export type { Staged } from '@cc/bus';
+export type { Staged };
+
+/**
+ * Eager publication grouped across concurrent writers (a group commit of the publish): documents whose
+ * writes finish while a publication is in flight go together in one produce call and one bulk outbox clear.
+ * Never awaited by a request: the outboxes hold the events, and a failure is left to the relay by the
+ * publisher. `model` is read at publication time.
+ */
+export function groupedPublication(
+  publisher: () => EagerPublisher,
+  model: () => Parameters<EagerPublisher['soonMany']>[0],
+): GroupCommit<{ id: string; staged: Staged }, null> {
+  return new GroupCommit(async (items) => {
+    await publisher()
+      .soonMany(model(), items)
+      .catch(() => undefined);
+    return items.map(() => null);
+  });
+}
