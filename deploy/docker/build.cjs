@@ -1,10 +1,11 @@
-// Compiles services to JavaScript for production: services/<name>/dist/main.js (+ source map) per service.
+// Compiles services to JavaScript for production: services/<name>/dist/main.js (+ source map) per service, and a
+// bundle per worker thread (src/**/<name>.worker.ts → dist/<name>.worker.js).
 //   node deploy/docker/build.cjs [service...]      (default: every folder under services/)
 // The workspace libraries (@cc/*) are consumed as TypeScript sources, so they are compiled into each
 // service's bundle; third-party packages stay external and come from `pnpm deploy --prod` at run time.
 // Types are checked by `tsc --noEmit` (./cc test, and the image build), not here.
 const { readdirSync, rmSync, existsSync } = require('node:fs');
-const { resolve } = require('node:path');
+const { basename, resolve } = require('node:path');
 const esbuild = require('esbuild');
 
 const root = resolve(__dirname, '../..');
@@ -30,9 +31,13 @@ async function buildService(name) {
   if (!existsSync(resolve(dir, 'src/main.ts'))) throw new Error(`no such service: services/${name}/src/main.ts`);
   rmSync(resolve(dir, 'dist'), { recursive: true, force: true });
   const t0 = Date.now();
+  // Worker threads (src/**/<name>.worker.ts) are bundles of their own beside main.js: dist/<name>.worker.js.
+  const entryPoints = { main: resolve(dir, 'src/main.ts') };
+  for (const f of readdirSync(resolve(dir, 'src'), { recursive: true }))
+    if (String(f).endsWith('.worker.ts')) entryPoints[basename(String(f), '.ts')] = resolve(dir, 'src', String(f));
   await esbuild.build({
-    entryPoints: [resolve(dir, 'src/main.ts')],
-    outfile: resolve(dir, 'dist/main.js'),
+    entryPoints,
+    outdir: resolve(dir, 'dist'),
     bundle: true,
     platform: 'node',
     target: 'node20',
@@ -41,7 +46,8 @@ async function buildService(name) {
     logLevel: 'warning',
     plugins: [externalThirdParty],
   });
-  process.stdout.write(`built services/${name}/dist/main.js in ${Date.now() - t0} ms\n`);
+  const built = Object.keys(entryPoints).map((e) => `dist/${e}.js`);
+  process.stdout.write(`built services/${name}/{${built.join(',')}} in ${Date.now() - t0} ms\n`);
 }
 
 (async () => {

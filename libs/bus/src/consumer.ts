@@ -61,6 +61,15 @@ export interface ConsumerOptions {
    * events keep their own traceparent.
    */
   handleEach?: (event: CloudEvent, ctx: BatchContext) => void;
+  /**
+   * Optional fast path for a handler that parses and validates messages itself, off this thread (a worker thread):
+   * it gets a fetched batch's messages as fetched and resolves to how many leading messages it handled (each a valid
+   * event of a known type, applied or skipped as already seen). It must stop at the first message that is not: the
+   * batch goes on from there through the per-event path of `handler` (which parses again, dead-letters, retries), as
+   * it does for the whole batch if this rejects. So it must be idempotent per event, as `handler`. It sees no ids the
+   * bus could mark, so it cannot be combined with a `deduper`; it takes the place of `handleEach`.
+   */
+  handleRaw?: (messages: KafkaMessage[], ctx: BatchContext) => Promise<number>;
   logger: Logger;
   metrics?: Metrics;
   deduper?: Deduper;
@@ -162,6 +171,7 @@ export { isConnectivityError };
  * and its offset committed only after that. Returns the consumer for shutdown.
  */
 export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
+  if (opts.handleRaw && opts.deduper) throw new Error('handleRaw cannot be combined with a deduper (it sees no ids)');
   const log = opts.logger.child({ component: 'consumer', group: opts.groupId });
   const service = String(opts.logger.bindings().service ?? opts.groupId);
   const dlq = opts.deadLetterTopic ?? `${opts.groupId}.dlq`;
@@ -286,7 +296,11 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
             })
           : undefined;
       const loop = async () => {
-        const from = opts.handleEach ? await handleEach(opts.handleEach) : 0;
+        const from = opts.handleRaw
+          ? await handleRaw(opts.handleRaw)
+          : opts.handleEach
+            ? await handleEach(opts.handleEach)
+            : 0;
         await eachEvent(batch.messages, parsed, from);
       };
       /** The event-by-event path over some of the batch's messages, from `from`; false if the consumer stopped on the way. */
@@ -435,6 +449,30 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
           await heartbeat();
         }
         return i;
+      }
+
+      /** The raw fast path: how many leading messages `raw` handled (none if it failed: all go event by event). */
+      async function handleRaw(raw: NonNullable<ConsumerOptions['handleRaw']>): Promise<number> {
+        const messages = batch.messages;
+        if (!messages.length || !isRunning() || isStale()) return 0;
+        let n: number;
+        try {
+          n = Math.min(messages.length, Math.max(0, Math.floor(await raw(messages, { topic, partition, log }))));
+        } catch (err) {
+          log.warn(
+            { err: (err as Error).message, topic, partition, offset: (messages[0] as KafkaMessage).offset },
+            'raw fast path failed; handling the batch event by event',
+          );
+          return 0;
+        }
+        if (n > 0) {
+          count(topic, 'handled', n);
+          lastDone = (messages[n - 1] as KafkaMessage).offset;
+          resolveOffset(lastDone);
+          lastBeat = Date.now();
+          await heartbeat();
+        }
+        return n;
       }
 
       /** Starts the batch's write and queues its mark and commit behind it; waits only while too many are in flight. */

@@ -1,4 +1,4 @@
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import mongoose, { type Connection, Schema } from 'mongoose';
 import { createLogger } from '../../kit/src/logger';
 import { createMetrics } from '../../kit/src/metrics';
@@ -234,6 +234,54 @@ describe('bus on a real broker', () => {
     expect(fast).toEqual([1, 2, 3, 4, 7]);
     expect(single).toEqual([5, 6, 8]);
     expect(dead[1]?.headers['x-dlq-error']).toContain('lone surrogate');
+  });
+
+  it('hands each fetched batch raw to handleRaw, goes on event by event from the count it returns or after it rejects', async () => {
+    const { topic, group, dlq } = await topicPair();
+    const raw: number[] = [];
+    const single: number[] = [];
+    const dead = await collect(dlq);
+    // Reads messages as a worker would (JSON only), up to the first it cannot take; fails a whole batch holding 50.
+    const handleRaw = async (messages: KafkaMessage[]) => {
+      const values = messages.map((m) => {
+        try {
+          return (JSON.parse(m.value?.toString() ?? '') as { data: { qty: number } }).data.qty;
+        } catch {
+          return undefined;
+        }
+      });
+      if (values.includes(50)) throw new Error('worker gone');
+      let n = 0;
+      while (n < values.length && typeof values[n] === 'number' && values[n] !== 5) raw.push(values[n++] as number);
+      return n;
+    };
+    await producer.publish(topic, [placed(1, 'k'), placed(2, 'k'), placed(3, 'k')]);
+    await consume(topic, group, async (e) => void single.push((e.data as { qty: number }).qty), { handleRaw });
+    await eventually(() => raw.length === 3, { what: 'first batch handled raw' });
+    expect(raw).toEqual([1, 2, 3]);
+    expect(single).toEqual([]);
+    // 4 raw; 5 (the raw path stops before it) and what follows go through the per-event handler; the invalid message
+    // after them is dead-lettered there.
+    await producer.sendRaw(topic, [
+      ...[4, 5, 6].map((q) => ({ key: 'acc1:k', value: JSON.stringify(placed(q, 'k')), headers: {} })),
+      { key: 'acc1:k', value: 'not json', headers: {} },
+    ]);
+    await eventually(() => single.length === 2 && dead.length === 1, { what: 'the rest handled event by event' });
+    expect(raw).toEqual([1, 2, 3, 4]);
+    expect(single).toEqual([5, 6]);
+    // A rejected batch goes event by event whole; the next batch is raw again.
+    await producer.sendRaw(
+      topic,
+      [49, 50].map((q) => ({ key: 'acc1:k', value: JSON.stringify(placed(q, 'k')), headers: {} })),
+    );
+    await eventually(() => single.length === 4, { what: 'the failed batch handled event by event' });
+    expect(single).toEqual([5, 6, 49, 50]);
+    await producer.publish(topic, [placed(7, 'k')]);
+    await eventually(() => raw.includes(7), { what: 'raw again' });
+    expect(single).toEqual([5, 6, 49, 50]);
+    await expect(
+      consume(topic, freshName('g'), async () => undefined, { handleRaw, deduper: mongoDeduper(conn, group) }),
+    ).rejects.toThrow('handleRaw cannot be combined with a deduper');
   });
 
   it('commits offsets only after handling: a new consumer in the same group does not see handled events again', async () => {

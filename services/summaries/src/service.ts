@@ -3,7 +3,8 @@ import { type Runtime, startRuntime } from '@cc/runtime';
 import type { Config } from './config';
 import { SummaryBook } from './domain/book';
 import { AccountFlags } from './domain/flags';
-import { RecentIds, summariesEachHandler, summariesEventHandler } from './events/activity.consumer';
+import { RecentIds, summariesEventHandler, summariesRawHandler } from './events/activity.consumer';
+import { IngestWorker } from './events/ingest';
 import { producedTopics } from './events/topics';
 import { Watermark } from './events/watermark';
 import { mountRoutes } from './http/routes';
@@ -44,7 +45,14 @@ export async function startService(
     const book = new SummaryBook();
     const flags = new AccountFlags();
     const retentionMs = config.RETENTION_DAYS * dayMs;
+    // Parsing and validation on a thread of their own, started while the store loads (it compiles the schemas); a
+    // worker that cannot start fails the start, before HTTP.
+    const ingest = new IngestWorker(runtime.logger);
+    runtime.onShutdown('ingest worker', () => ingest.stop());
+    const ingestReady = ingest.start();
+    ingestReady.catch(() => undefined); // awaited below, after the load
     const loaded = await repo.load(book, new Date(Date.now() - retentionMs));
+    await ingestReady;
     for (const f of loaded.flags) flags.load(f);
     const watermark = new Watermark(config.WATERMARK_GRACE_MS, loaded.watermark);
     runtime.logger.info(
@@ -106,9 +114,10 @@ export async function startService(
       groupId: config.KAFKA_GROUP_ID,
       topics: [config.AGENT_ACTIVITY_TOPIC, config.ACCOUNT_TOPIC],
       handler: summariesEventHandler(book, flags, recent),
-      // Each valid event applied on the bus's synchronous fast path; the per-event handler from the first message it
-      // cannot take (an invalid one) or a throw. One span per fetched batch: the consumer sends nothing on.
-      handleEach: summariesEachHandler(book, flags, recent),
+      // Each fetched batch read on the ingest worker and what it says applied here; the per-event handler from the
+      // first message the worker cannot take (an invalid one), or for the whole batch if the worker failed. One span
+      // per fetched batch: the consumer sends nothing on.
+      handleRaw: summariesRawHandler(ingest, book, flags),
       spans: 'batch',
       // Event ids are remembered by the handlers as they apply (`RecentIds`): with a deduper the bus would parse each
       // 4 MiB batch whole before handling it, and the parsed batch would outlive the young generation.

@@ -1,12 +1,13 @@
 import { intervalsOf } from './activity';
 import {
   type Counters,
-  contributionsOf,
   type Interval,
   periodMs,
   periodOf,
+  Shares,
   type SummaryItem,
   sameCounters,
+  sharesOf,
   sumParts,
   toSummaryItem,
 } from './buckets';
@@ -37,6 +38,8 @@ export interface AgentState {
   closed: Map<string, number>;
   /** Closed keys added since the state was last handed out to be written (the store keeps them as deltas). */
   fresh: [string, number][];
+  /** How many closed keys the next pruning waits for (twice what the last one kept: not one pass per event). */
+  pruneAt: number;
 }
 
 /** A changed agent state to write: the state, and the closed keys added since its last write. */
@@ -68,6 +71,8 @@ export interface BookQuery {
 
 /** How long a closed interval's key is kept after the agent's newest closed interval started. */
 const closedKeyMs = 6 * 3_600_000;
+/** Closed keys an agent holds before the first pruning. */
+const minPruneAt = 256;
 
 // Closed keys only stop a late start event from reopening an interval: hours of them are plenty, and
 // fewer keep each agent's stored state small.
@@ -75,6 +80,7 @@ function pruneClosed(s: AgentState): void {
   let newest = Number.NEGATIVE_INFINITY;
   for (const start of s.closed.values()) if (start > newest) newest = start;
   for (const [k, start] of s.closed) if (start < newest - closedKeyMs) s.closed.delete(k);
+  s.pruneAt = Math.max(minPruneAt, 2 * s.closed.size);
 }
 
 function lowerBound(sorted: number[], x: number): number {
@@ -97,6 +103,8 @@ export class SummaryBook {
   private readonly accounts = new Map<string, AccountBook>();
   private dirtyBuckets = new Set<Bucket>();
   private dirtyAgents = new Set<AgentState>();
+  /** Scratch lists for one interval's shares at a time (see {@link sharesOf}). */
+  private readonly shares = new Shares();
 
   private account(accountId: string): AccountBook {
     let a = this.accounts.get(accountId);
@@ -114,11 +122,10 @@ export class SummaryBook {
     return a;
   }
 
-  private agent(accountId: string, agentId: string): AgentState {
-    const a = this.account(accountId);
+  private agent(accountId: string, agentId: string, a = this.account(accountId)): AgentState {
     let s = a.agents.get(agentId);
     if (!s) {
-      s = { accountId, agentId, open: new Map(), closed: new Map(), fresh: [] };
+      s = { accountId, agentId, open: new Map(), closed: new Map(), fresh: [], pruneAt: minPruneAt };
       a.agents.set(agentId, s);
     }
     return s;
@@ -190,31 +197,40 @@ export class SummaryBook {
   /** Applies one agent-activity event of an account; `now` stamps the buckets it changes. */
   apply(accountId: string, event: { type: string; data: unknown }, now: number): void {
     const { closed, opened } = intervalsOf(event);
+    this.applyIntervals(accountId, (event.data as { agentId: string }).agentId, closed, opened, now);
+  }
+
+  /** Applies what one agent-activity event says (its {@link intervalsOf}, read elsewhere: the ingest worker). */
+  applyIntervals(accountId: string, agentId: string, closed: Interval[], opened: Interval[], now: number): void {
     if (!closed.length && !opened.length) return;
     const a = this.account(accountId);
-    const s = this.agent(accountId, (event.data as { agentId: string }).agentId);
+    const s = this.agent(accountId, agentId, a);
+    const shares = this.shares;
     a.materializedTo = Number.NEGATIVE_INFINITY;
     for (const iv of closed) {
       const before = s.open.get(iv.key);
-      s.open.delete(iv.key);
+      if (before) s.open.delete(iv.key);
       if (s.closed.get(iv.key) !== iv.start) {
         s.closed.set(iv.key, iv.start);
         s.fresh.push([iv.key, iv.start]);
       }
-      const shares = contributionsOf(iv, iv.start);
-      for (const [p, c] of shares) this.setPart(a, s, p, iv.key, c, now);
+      sharesOf(iv, iv.start, Number.NEGATIVE_INFINITY, shares);
+      for (let i = 0; i < shares.length; i++)
+        this.setPart(a, s, shares.periods[i] as number, iv.key, shares.counters[i] as Counters, now);
       // Open time written past the real end (a late end event) is taken back.
       if (before?.reach != null)
         for (let p = periodOf(iv.start); p <= before.reach; p += periodMs)
-          if (!shares.has(p)) this.removePart(a, s, p, iv.key, now);
+          if (shares.get(p) === undefined) this.removePart(a, s, p, iv.key, now);
     }
-    if (s.closed.size > 256) pruneClosed(s);
+    if (s.closed.size > s.pruneAt) pruneClosed(s);
     for (const iv of opened) {
       if (s.closed.has(iv.key) || s.open.has(iv.key)) continue;
       const start = periodOf(iv.start);
       s.open.set(iv.key, { iv, reach: start });
       // The entry counts (presence entered, hold placed) show at once; the time grows with upTo.
-      for (const [p, c] of contributionsOf(iv, iv.start)) this.setPart(a, s, p, iv.key, c, now);
+      sharesOf(iv, iv.start, Number.NEGATIVE_INFINITY, shares);
+      for (let i = 0; i < shares.length; i++)
+        this.setPart(a, s, shares.periods[i] as number, iv.key, shares.counters[i] as Counters, now);
     }
     this.dirtyAgents.add(s);
   }
@@ -229,8 +245,10 @@ export class SummaryBook {
         if (o.iv.start >= upTo) continue;
         const from = o.reach ?? periodOf(o.iv.start);
         let reach = from;
-        for (const [p, c] of contributionsOf(o.iv, upTo, from)) {
-          this.setPart(a, s, p, o.iv.key, c, null);
+        const shares = sharesOf(o.iv, upTo, from, this.shares);
+        for (let i = 0; i < shares.length; i++) {
+          const p = shares.periods[i] as number;
+          this.setPart(a, s, p, o.iv.key, shares.counters[i] as Counters, null);
           reach = Math.max(reach, p);
         }
         if (reach !== o.reach) {
@@ -327,7 +345,7 @@ export class SummaryBook {
     const into = this.agent(s.accountId, s.agentId);
     into.open = new Map(s.open.map((o) => [o.iv.key, o]));
     into.closed = new Map(s.closed);
-    if (into.closed.size > 256) pruneClosed(into);
+    if (into.closed.size > minPruneAt) pruneClosed(into);
   }
 
   /** Every bucket and agent state held (to rewrite the store's live state). */

@@ -39,18 +39,42 @@ export type Interval =
 export type Counters = Record<string, number>;
 
 /**
+ * An interval's shares of the periods it touches, as parallel lists in period order: filled by {@link sharesOf},
+ * reused call after call (applying an event allocates no map or entry per share).
+ */
+export class Shares {
+  readonly periods: number[] = [];
+  readonly counters: Counters[] = [];
+  length = 0;
+
+  /** Empties the lists (for the next interval). */
+  reset(): this {
+    this.length = 0;
+    return this;
+  }
+
+  /** The share of period `p`, if any. */
+  get(p: number): Counters | undefined {
+    for (let i = 0; i < this.length; i++) if (this.periods[i] === p) return this.counters[i];
+    return undefined;
+  }
+
+  put(p: number, c: Counters): void {
+    this.periods[this.length] = p;
+    this.counters[this.length] = c;
+    this.length++;
+  }
+}
+
+/**
  * What one interval adds to each period it touches: its time split at every period boundary (an open
  * interval counts up to `openUntil`), plus its counts: a presence entry or a hold in the period it
  * started, an offer outcome in the period the ring ended. LoggedOut time counts only in the periods where
  * the agent logged out and back in: a period spent wholly logged out has no summary (like an agent who
- * never logged in), and a long absence cannot revise periods already served.
+ * never logged in), and a long absence cannot revise periods already served. Written into `out` (emptied first).
  */
-export function contributionsOf(
-  iv: Interval,
-  openUntil: number,
-  fromPeriod = Number.NEGATIVE_INFINITY,
-): Map<number, Counters> {
-  const out = new Map<number, Counters>();
+export function sharesOf(iv: Interval, openUntil: number, fromPeriod: number, out: Shares): Shares {
+  out.reset();
   const first = periodOf(iv.start);
   const end = iv.end ?? Math.max(iv.start, openUntil);
   // Only periods from `fromPeriod` on (an open interval's earlier periods are already written).
@@ -62,29 +86,51 @@ export function contributionsOf(
     const loggedOut = iv.state === 'LoggedOut';
     for (let p = from; p < end; p += periodMs) {
       if (loggedOut && p !== first && p !== lastLoggedOut) continue;
-      out.set(p, { [k.t]: Math.min(end, p + periodMs) - Math.max(iv.start, p) });
+      out.put(p, one(k.t, Math.min(end, p + periodMs) - Math.max(iv.start, p)));
     }
     if (firstInRange) {
       const c = out.get(first);
       if (c) c[k.n] = 1;
-      else out.set(first, { [k.n]: 1 });
+      else out.put(first, one(k.n, 1));
     }
     return out;
   }
   const k = segmentKeys(iv.segment, iv.dir);
-  for (let p = from; p < end; p += periodMs)
-    out.set(p, { [k.ht]: Math.min(end, p + periodMs) - Math.max(iv.start, p) });
-  if (firstInRange && !out.has(first)) out.set(first, {});
-  if (iv.segment === 'HeldExternalParty' && firstInRange) (out.get(first) as Counters)[k.hold] = 1;
+  for (let p = from; p < end; p += periodMs) out.put(p, one(k.ht, Math.min(end, p + periodMs) - Math.max(iv.start, p)));
+  let atFirst = firstInRange ? out.get(first) : undefined;
+  if (firstInRange && !atFirst) {
+    atFirst = {};
+    out.put(first, atFirst);
+  }
+  if (iv.segment === 'HeldExternalParty' && atFirst) atFirst[k.hold] = 1;
   if (iv.segment === 'Ringing' && iv.end !== null && iv.outcome) {
     const p = periodOf(iv.end);
     if (p >= fromPeriod) {
       const key = k.offered[iv.outcome];
       const c = out.get(p);
       if (c) c[key] = (c[key] ?? 0) + 1;
-      else out.set(p, { [key]: 1 });
+      else out.put(p, one(key, 1));
     }
   }
+  return out;
+}
+
+/** Counters holding one counter (a computed-key literal, `{ [k]: v }`, cost ~4× this). */
+function one(k: string, v: number): Counters {
+  const c: Counters = {};
+  c[k] = v;
+  return c;
+}
+
+/** {@link sharesOf} as a map of period → counters (a fresh one per call). */
+export function contributionsOf(
+  iv: Interval,
+  openUntil: number,
+  fromPeriod = Number.NEGATIVE_INFINITY,
+): Map<number, Counters> {
+  const shares = sharesOf(iv, openUntil, fromPeriod, new Shares());
+  const out = new Map<number, Counters>();
+  for (let i = 0; i < shares.length; i++) out.set(shares.periods[i] as number, shares.counters[i] as Counters);
   return out;
 }
 

@@ -1,7 +1,9 @@
 import type { BatchContext, CloudEvent, HandlerContext } from '@cc/bus';
 import type { Logger } from '@cc/kit';
+import type { KafkaMessage } from 'kafkajs';
 import type { SummaryBook } from '../domain/book';
 import type { AccountFlags } from '../domain/flags';
+import { type ReadBatch, readItems } from './ingest-read';
 
 /**
  * Handles agent-activity events (into the in-memory buckets) and account flag events. Writes happen once
@@ -25,22 +27,47 @@ export function summariesEventHandler(
 }
 
 /**
- * The same, synchronously, for the bus consumer's `handleEach` fast path: no promise, closure or span per event, and
- * each parsed event dies young (handed over in slices, a batch's events outlived the young generation). Applying is
- * idempotent per event, as the bus asks of a fast path that may be followed by the event-by-event path.
+ * The bus consumer's `handleRaw` fast path: the batch is parsed, validated and deduplicated (by event id,
+ * the worker's own {@link RecentIds}) on the ingest worker, and what its events say is applied here, in order. The
+ * batch goes to the worker in chunks of `chunk` messages, all posted at once: this thread applies one chunk while the
+ * worker reads the next. The worker stops at the first message that is not a valid event (and a chunk the worker
+ * failed on stops it too); the bus goes on from there event by event, and later chunks are not applied here.
  */
-export function summariesEachHandler(
+export function summariesRawHandler(
+  ingest: { read: (topic: string, messages: KafkaMessage[]) => Promise<ReadBatch> },
   book: SummaryBook,
   flags: AccountFlags,
-  recent: RecentIds = new RecentIds(),
-  now: () => number = Date.now,
+  opts: { chunk?: number; now?: () => number } = {},
 ) {
-  return (event: CloudEvent, ctx: BatchContext): void => {
-    if (recent.has(event.id)) return;
-    if (event.type.startsWith('agent-activity.'))
-      book.apply(event.accountid, event as { type: string; data: unknown }, now());
-    else if (event.type === 'account.feature-flags-changed') applyFlags(flags, event, ctx.log);
-    recent.add(event.id);
+  const size = Math.max(1, opts.chunk ?? 1000);
+  const now = opts.now ?? Date.now;
+  return async (messages: KafkaMessage[], ctx: BatchContext): Promise<number> => {
+    const chunks: Promise<ReadBatch>[] = [];
+    for (let i = 0; i < messages.length; i += size) {
+      const read = ingest.read(ctx.topic, messages.slice(i, i + size));
+      read.catch(() => undefined); // awaited below in order, or not at all after a stop
+      chunks.push(read);
+    }
+    let handled = 0;
+    for (let c = 0; c < chunks.length; c++) {
+      let read: ReadBatch;
+      try {
+        read = await (chunks[c] as Promise<ReadBatch>);
+      } catch (err) {
+        if (c === 0) throw err;
+        ctx.log.warn({ err: (err as Error).message, topic: ctx.topic }, 'ingest worker failed on a chunk');
+        break;
+      }
+      const at = now();
+      for (const item of readItems(read)) {
+        if ('event' in item) {
+          if (item.event.type === 'account.feature-flags-changed') applyFlags(flags, item.event, ctx.log);
+        } else book.applyIntervals(item.accountId, item.agentId, item.closed, item.opened, at);
+      }
+      handled += read.handled;
+      if (read.handled < Math.min(size, messages.length - c * size)) break;
+    }
+    return handled;
   };
 }
 

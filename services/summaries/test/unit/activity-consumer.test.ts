@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { BatchContext, CloudEvent } from '@cc/bus';
+import type { CloudEvent, HandlerContext } from '@cc/bus';
 import { SummaryBook } from '../../src/domain/book';
 import { AccountFlags } from '../../src/domain/flags';
-import { RecentIds, summariesEachHandler } from '../../src/events/activity.consumer';
+import { RecentIds, summariesEventHandler } from '../../src/events/activity.consumer';
 import { AgentEvents } from '../builders/activity.builders';
 
 const acc = 'acc-1';
-const ctx = { topic: 'cc.agent-activity.v1', partition: 0 } as BatchContext;
+const ctx = { topic: 'cc.agent-activity.v1', partition: 0 } as unknown as HandlerContext;
 const envelope = (e: { type: string; data: unknown }, id = randomUUID()) =>
   ({ id, accountid: acc, ...e }) as unknown as CloudEvent;
 
@@ -23,27 +23,27 @@ function countingBook() {
 }
 
 describe('the event handlers remember applied event ids', () => {
-  it('apply an event id once', () => {
+  it('apply an event id once', async () => {
     const { book, applied } = countingBook();
-    const each = summariesEachHandler(book, new AccountFlags(), new RecentIds());
+    const each = summariesEventHandler(book, new AccountFlags(), new RecentIds());
     const ev = envelope(new AgentEvents().presence('2026-01-01T10:02:00.000Z', 'Ready'));
-    each(ev, ctx);
-    each({ ...ev }, ctx);
+    await each(ev, ctx);
+    await each({ ...ev }, ctx);
     expect(applied).toHaveLength(1);
     expect(book.size()).toBe(1);
   });
 
-  it('apply again an event that threw (its id is remembered only once applied)', () => {
+  it('apply again an event that threw (its id is remembered only once applied)', async () => {
     const { book, applied } = countingBook();
-    const each = summariesEachHandler(book, new AccountFlags(), new RecentIds());
+    const each = summariesEventHandler(book, new AccountFlags(), new RecentIds());
     const ev = envelope(new AgentEvents().presence('2026-01-01T10:02:00.000Z', 'Ready'));
     const apply = book.apply;
     book.apply = () => {
       throw new Error('boom');
     };
-    expect(() => each(ev, ctx)).toThrow('boom');
+    await expect(each(ev, ctx)).rejects.toThrow('boom');
     book.apply = apply;
-    each(ev, ctx);
+    await each(ev, ctx);
     expect(applied).toHaveLength(1);
     expect(book.size()).toBe(1);
   });

@@ -1,0 +1,164 @@
+import type { CloudEvent, EventSchemas } from '@cc/bus';
+import { jsonTextWellFormed, type PresenceState } from '@cc/contracts';
+import { intervalsOf } from '../domain/activity';
+import type { Direction, Interval, Outcome, Segment } from '../domain/buckets';
+
+/** A fetched batch's message values, one after the other in `bytes`; message i ends at `ends[i]`. */
+export interface EncodedBatch {
+  topic: string;
+  bytes: Uint8Array;
+  ends: Int32Array;
+}
+
+/**
+ * What reading a batch gave: how many leading messages were valid events (`handled`), and what they say, flat (a
+ * structured clone of interval objects cost the receiving thread as much as parsing the events itself):
+ * - per agent-activity event with intervals: `strings` id, account, agent; `nums` closed count, opened count;
+ * - per interval: `strings` key, state or segment, direction, outcome (or ''); `nums` kind (0 presence, 1 segment),
+ *   start, end (NaN: open);
+ * - any other event (an account's flags): `nums` -1, the event in `others`.
+ */
+export interface ReadBatch {
+  handled: number;
+  strings: string[];
+  nums: Float64Array;
+  others: CloudEvent[];
+}
+
+/** One agent-activity event of a {@link ReadBatch}, or another event. */
+export type ReadItem =
+  | { id: string; accountId: string; agentId: string; closed: Interval[]; opened: Interval[] }
+  | { event: CloudEvent };
+
+function pushInterval(iv: Interval, strings: string[], nums: number[]): void {
+  if (iv.kind === 'presence') {
+    strings.push(iv.key, iv.state, '', '');
+    nums.push(0, iv.start, iv.end ?? Number.NaN);
+  } else {
+    strings.push(iv.key, iv.segment, iv.dir, iv.outcome ?? '');
+    nums.push(1, iv.start, iv.end ?? Number.NaN);
+  }
+}
+
+/** The items of a {@link ReadBatch}, in order. */
+export function* readItems(r: ReadBatch): Generator<ReadItem> {
+  const { strings, nums, others } = r;
+  let s = 0;
+  let n = 0;
+  let o = 0;
+  const interval = (): Interval => {
+    const kind = nums[n] as number;
+    const start = nums[n + 1] as number;
+    const endNum = nums[n + 2] as number;
+    const end = Number.isNaN(endNum) ? null : endNum;
+    n += 3;
+    const key = strings[s] as string;
+    const what = strings[s + 1] as string;
+    const dir = strings[s + 2] as string;
+    const outcome = strings[s + 3] as string;
+    s += 4;
+    return kind === 0
+      ? { kind: 'presence', key, state: what as PresenceState, start, end }
+      : {
+          kind: 'segment',
+          key,
+          segment: what as Segment,
+          dir: dir as Direction,
+          start,
+          end,
+          outcome: outcome === '' ? null : (outcome as Outcome),
+        };
+  };
+  while (n < nums.length) {
+    const closedCount = nums[n] as number;
+    if (closedCount < 0) {
+      n++;
+      yield { event: others[o++] as CloudEvent };
+      continue;
+    }
+    const openedCount = nums[n + 1] as number;
+    n += 2;
+    const id = strings[s] as string;
+    const accountId = strings[s + 1] as string;
+    const agentId = strings[s + 2] as string;
+    s += 3;
+    const closed: Interval[] = [];
+    const opened: Interval[] = [];
+    for (let k = 0; k < closedCount; k++) closed.push(interval());
+    for (let k = 0; k < openedCount; k++) opened.push(interval());
+    yield { id, accountId, agentId, closed, opened };
+  }
+}
+
+/**
+ * Parses and validates a batch's messages in order, as the bus would (JSON, then the event contracts of the topic),
+ * up to the first one that is not a valid event of a known type: the bus's per-event path takes it from there
+ * (dead letter, unknown-type skip). Agent-activity events become their intervals; events with none (workload
+ * changes) are read and give no item. Events whose ids are in `recent` (read before) give none either.
+ */
+export function readBatch(
+  schemas: EventSchemas,
+  batch: EncodedBatch,
+  recent: { has(id: string): boolean; add(id: string): void },
+): ReadBatch {
+  const buf = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength);
+  const strings: string[] = [];
+  const nums: number[] = [];
+  const others: CloudEvent[] = [];
+  let start = 0;
+  let i = 0;
+  for (; i < batch.ends.length; i++) {
+    const end = batch.ends[i] as number;
+    const text = buf.toString('utf8', start, end);
+    start = end;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      break;
+    }
+    const checked = schemas.checkConsumed(value, batch.topic, jsonTextWellFormed(text));
+    if (checked.kind !== 'valid') break;
+    const event = checked.event;
+    // Read before (a redelivery): handed back once, and the receiving thread applies what it gets at once, so its
+    // memory has it (a batch it failed to apply goes through the bus's per-event path, which applies it there).
+    if (recent.has(event.id)) continue;
+    recent.add(event.id);
+    if (event.type.startsWith('agent-activity.')) {
+      const { closed, opened } = intervalsOf(event as { type: string; data: unknown });
+      if (!closed.length && !opened.length) continue;
+      strings.push(event.id, event.accountid, (event.data as { agentId: string }).agentId);
+      nums.push(closed.length, opened.length);
+      for (const iv of closed) pushInterval(iv, strings, nums);
+      for (const iv of opened) pushInterval(iv, strings, nums);
+    } else {
+      nums.push(-1);
+      others.push(event);
+    }
+  }
+  return { handled: i, strings, nums: Float64Array.from(nums), others };
+}
+
+/**
+ * Copies the leading messages' values into one buffer of their own (moved to the worker, not copied again), up to
+ * the first message without a value (the per-event path dead-letters it).
+ */
+export function encodeBatch(topic: string, values: (Buffer | null)[]): EncodedBatch {
+  let n = 0;
+  let total = 0;
+  for (; n < values.length; n++) {
+    const v = values[n];
+    if (!v) break;
+    total += v.length;
+  }
+  const bytes = new Uint8Array(total);
+  const ends = new Int32Array(n);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i] as Buffer;
+    bytes.set(v, at);
+    at += v.length;
+    ends[i] = at;
+  }
+  return { topic, bytes, ends };
+}

@@ -1,0 +1,95 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '@cc/kit';
+import type { KafkaMessage } from 'kafkajs';
+import { encodeBatch, type ReadBatch } from './ingest-read';
+
+interface Pending {
+  resolve: (r: ReadBatch) => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * How to start the worker: the compiled bundle's sibling (`dist/ingest.worker.js`, see deploy/docker/build.cjs), else
+ * the TypeScript source through tsx's CommonJS hook (the workspace's development loader; the service's own `--import
+ * tsx` does not reach a worker's entry file).
+ */
+function workerEntry(): { entry: string; eval: boolean } {
+  const js = resolve(__dirname, 'ingest.worker.js');
+  if (existsSync(js)) return { entry: js, eval: false };
+  const ts = resolve(__dirname, 'ingest.worker.ts');
+  const tsx = require.resolve('tsx/cjs/api');
+  return { entry: `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(ts)});`, eval: true };
+}
+
+/**
+ * Parsing and validating the consumed events on a worker thread of their own: summaries' consumer thread spent more
+ * than half its time on those (JSON, schemas) and their garbage. The consumer posts each fetched batch's raw values
+ * (moved, not copied) and applies the intervals that come back; batches of several partitions are read one after the
+ * other, in the order posted. A worker that fails or exits fails what it had in hand (the bus then handles those
+ * batches event by event) and is started again for the next batch.
+ */
+export class IngestWorker {
+  private worker: Worker | null = null;
+  private ready: Promise<void> | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private stopped = false;
+
+  constructor(private readonly log: Logger) {}
+
+  /** Starts the worker and waits until it compiled its schemas and reads. */
+  start(): Promise<void> {
+    if (this.ready) return this.ready;
+    const { entry, eval: evaluate } = workerEntry();
+    const worker = new Worker(entry, { eval: evaluate, execArgv: [], name: 'summaries-ingest' });
+    this.worker = worker;
+    this.ready = new Promise<void>((resolveReady, rejectReady) => {
+      const fail = (err: Error) => {
+        if (this.worker !== worker) return;
+        this.worker = null;
+        this.ready = null;
+        rejectReady(err);
+        for (const p of this.pending.values()) p.reject(err);
+        this.pending.clear();
+        if (!this.stopped) this.log.warn({ err: err.message }, 'ingest worker failed; it restarts with the next batch');
+      };
+      worker.on('message', (msg: { ready?: true; id?: number; error?: string } & Partial<ReadBatch>) => {
+        if (msg.ready) return resolveReady();
+        const p = this.pending.get(msg.id as number);
+        if (!p) return;
+        this.pending.delete(msg.id as number);
+        if (msg.error !== undefined) p.reject(new Error(msg.error));
+        else p.resolve(msg as ReadBatch);
+      });
+      worker.on('error', fail);
+      worker.on('exit', (code) => fail(new Error(`ingest worker exited (code ${code})`)));
+    });
+    return this.ready;
+  }
+
+  /** Reads a fetched batch on the worker: how many leading messages are valid events, and what they say. */
+  async read(topic: string, messages: KafkaMessage[]): Promise<ReadBatch> {
+    if (this.stopped) throw new Error('ingest worker stopped');
+    await this.start();
+    const worker = this.worker as Worker;
+    const batch = encodeBatch(
+      topic,
+      messages.map((m) => m.value),
+    );
+    const id = this.nextId++;
+    return new Promise<ReadBatch>((resolveRead, rejectRead) => {
+      this.pending.set(id, { resolve: resolveRead, reject: rejectRead });
+      worker.postMessage({ id, batch }, [batch.bytes.buffer as ArrayBuffer, batch.ends.buffer as ArrayBuffer]);
+    });
+  }
+
+  /** Stops the worker (what it had in hand fails). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const worker = this.worker;
+    this.worker = null;
+    await worker?.terminate();
+  }
+}

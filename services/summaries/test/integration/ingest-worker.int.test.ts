@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { EventSchemas, newEvent } from '@cc/bus';
+import { createLogger } from '@cc/kit';
+import { CapturedLogs } from '@cc/testing';
+import type { KafkaMessage } from 'kafkajs';
+import { RecentIds } from '../../src/events/activity.consumer';
+import { IngestWorker } from '../../src/events/ingest';
+import { encodeBatch, readBatch, readItems } from '../../src/events/ingest-read';
+import { AgentEvents } from '../builders/activity.builders';
+
+// The worker thread itself (started from the TypeScript source here, from dist/ingest.worker.js in the image: see
+// deploy/test/dist-boot.test.ts): what it reads equals reading in-process, and a worker that dies is replaced.
+const topic = 'cc.agent-activity.v1';
+const accountId = `acc-${randomUUID()}`;
+const logs = new CapturedLogs();
+const ingest = new IngestWorker(createLogger('summaries', 'info', logs));
+
+function messages(n: number): KafkaMessage[] {
+  const agent = new AgentEvents();
+  const out: KafkaMessage[] = [];
+  let since = '2026-01-01T08:00:00.000Z';
+  for (let i = 0; i < n; i++) {
+    const at = new Date(Date.parse('2026-01-01T08:00:00.000Z') + (i + 1) * 60_000).toISOString();
+    const e = agent.presence(at, i % 2 ? 'Ready' : 'Away', i ? { presence: i % 2 ? 'Away' : 'Ready', since } : null);
+    since = at;
+    const event = newEvent({
+      source: '/cc/routing',
+      type: e.type,
+      subject: agent.agentId,
+      accountId,
+      data: { accountId, ...e.data },
+    });
+    out.push({ value: Buffer.from(JSON.stringify(event)), offset: String(i) } as KafkaMessage);
+  }
+  return out;
+}
+
+afterAll(() => ingest.stop());
+
+describe('the ingest worker thread', () => {
+  it('reads a batch as reading it in-process does', async () => {
+    const batch = messages(50);
+    const onThread = await ingest.read(topic, batch);
+    const here = readBatch(
+      new EventSchemas(),
+      encodeBatch(
+        topic,
+        batch.map((m) => m.value),
+      ),
+      new RecentIds(),
+    );
+    expect(onThread.handled).toBe(50);
+    expect([...readItems(onThread)]).toEqual([...readItems(here)]);
+    expect([...readItems(onThread)]).toHaveLength(50);
+  });
+
+  it('reads batches posted together in order, each event id once', async () => {
+    const batch = messages(30);
+    const [a, b] = await Promise.all([ingest.read(topic, batch.slice(0, 20)), ingest.read(topic, batch.slice(10))]);
+    expect([a.handled, b.handled]).toEqual([20, 20]);
+    const ids = [...readItems(a), ...readItems(b)].map((i) => ('id' in i ? i.id : ''));
+    expect(new Set(ids).size).toBe(30);
+    expect(ids).toHaveLength(30);
+  });
+
+  it('fails what a dying worker had in hand, and starts a new one for the next batch', async () => {
+    const worker = (ingest as unknown as { worker: { terminate(): Promise<number> } }).worker;
+    const pending = ingest.read(topic, messages(2000));
+    await worker.terminate();
+    await expect(pending).rejects.toThrow(/exited/);
+    expect(logs.text()).toContain('ingest worker failed; it restarts with the next batch');
+    const next = await ingest.read(topic, messages(5));
+    expect(next.handled).toBe(5);
+  });
+});
