@@ -71,9 +71,15 @@ export class IngestWorker {
 
   /** Reads a fetched batch on the worker: how many leading messages are valid events, and what they say. */
   async read(topic: string, messages: KafkaMessage[]): Promise<ReadBatch> {
-    if (this.stopped) throw new Error('ingest worker stopped');
-    await this.start();
-    const worker = this.worker as Worker;
+    // Stopped, or the worker died, while this waited for it: stop, or start another (once).
+    let worker: Worker | null = null;
+    for (let attempt = 0; attempt < 2 && !worker; attempt++) {
+      if (this.stopped) throw new Error('ingest worker stopped');
+      await this.start();
+      if (this.stopped) throw new Error('ingest worker stopped');
+      worker = this.worker;
+    }
+    if (!worker) throw new Error('ingest worker did not stay up');
     const batch = encodeBatch(
       topic,
       messages.map((m) => m.value),
@@ -90,6 +96,10 @@ export class IngestWorker {
     this.stopped = true;
     const worker = this.worker;
     this.worker = null;
+    this.ready = null;
+    const stopped = new Error('ingest worker stopped');
+    for (const p of this.pending.values()) p.reject(stopped);
+    this.pending.clear();
     await worker?.terminate();
   }
 }

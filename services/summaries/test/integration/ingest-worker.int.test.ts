@@ -72,4 +72,13 @@ describe('the ingest worker thread', () => {
     const next = await ingest.read(topic, messages(5));
     expect(next.handled).toBe(5);
   });
+
+  it('fails what it had in hand when stopped, and reads nothing after', async () => {
+    const own = new IngestWorker(createLogger('summaries', 'info', new CapturedLogs()));
+    await own.start();
+    const failed = expect(own.read(topic, messages(2000))).rejects.toThrow('ingest worker stopped');
+    await own.stop();
+    await failed;
+    await expect(own.read(topic, messages(1))).rejects.toThrow('ingest worker stopped');
+  });
 });
