@@ -456,6 +456,9 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
         const messages = batch.messages;
         if (!messages.length || !isRunning() || isStale()) return 0;
         let n: number;
+        // The handler waits for another thread (other partitions' batches may be queued there first): keep the group
+        // membership while it does, as a slow flush does.
+        const beat = setInterval(() => void heartbeat().catch(() => undefined), heartbeatMs);
         try {
           n = Math.min(messages.length, Math.max(0, Math.floor(await raw(messages, { topic, partition, log }))));
         } catch (err) {
@@ -464,6 +467,8 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
             'raw fast path failed; handling the batch event by event',
           );
           return 0;
+        } finally {
+          clearInterval(beat);
         }
         if (n > 0) {
           count(topic, 'handled', n);

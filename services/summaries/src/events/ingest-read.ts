@@ -2,6 +2,7 @@ import type { CloudEvent, EventSchemas } from '@cc/bus';
 import { jsonTextWellFormed, type PresenceState } from '@cc/contracts';
 import { intervalsOf } from '../domain/activity';
 import type { Direction, Interval, Outcome, Segment } from '../domain/buckets';
+import { RecentIds } from './recent-ids';
 
 /** A fetched batch's message values, one after the other in `bytes`; message i ends at `ends[i]`. */
 export interface EncodedBatch {
@@ -24,6 +25,9 @@ export interface ReadBatch {
   nums: Float64Array;
   others: CloudEvent[];
 }
+
+/** A {@link ReadBatch} as the ingest worker answers it: with the number the batch was posted under. */
+export type ReadChunk = ReadBatch & { id: number };
 
 /** One agent-activity event of a {@link ReadBatch}, or another event. */
 export type ReadItem =
@@ -94,13 +98,16 @@ export function* readItems(r: ReadBatch): Generator<ReadItem> {
  * Parses and validates a batch's messages in order, as the bus would (JSON, then the event contracts of the topic),
  * up to the first one that is not a valid event of a known type: the bus's per-event path takes it from there
  * (dead letter, unknown-type skip). Agent-activity events become their intervals; events with none (workload
- * changes) are read and give no item. Events whose ids are in `recent` (read before) give none either.
+ * changes) are read and give no item. Events whose ids are in `recent` (applied before) give none either, nor an
+ * id's second event in the batch; the ids of the events read are pushed to `readIds`.
  */
 export function readBatch(
   schemas: EventSchemas,
   batch: EncodedBatch,
-  recent: { has(id: string): boolean; add(id: string): void },
+  recent: { has(id: string): boolean },
+  readIds: string[] = [],
 ): ReadBatch {
+  const inBatch = new Set<string>();
   const buf = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength);
   const strings: string[] = [];
   const nums: number[] = [];
@@ -120,10 +127,10 @@ export function readBatch(
     const checked = schemas.checkConsumed(value, batch.topic, jsonTextWellFormed(text));
     if (checked.kind !== 'valid') break;
     const event = checked.event;
-    // Read before (a redelivery): handed back once, and the receiving thread applies what it gets at once, so its
-    // memory has it (a batch it failed to apply goes through the bus's per-event path, which applies it there).
-    if (recent.has(event.id)) continue;
-    recent.add(event.id);
+    // Applied before (a redelivery), or twice in this batch: handed back once.
+    if (recent.has(event.id) || inBatch.has(event.id)) continue;
+    inBatch.add(event.id);
+    readIds.push(event.id);
     if (event.type.startsWith('agent-activity.')) {
       const { closed, opened } = intervalsOf(event as { type: string; data: unknown });
       if (!closed.length && !opened.length) continue;
@@ -137,6 +144,39 @@ export function readBatch(
     }
   }
   return { handled: i, strings, nums: Float64Array.from(nums), others };
+}
+
+/**
+ * The ingest worker's reading: batches read (numbered by the caller), and the ids of each remembered as applied only
+ * when the caller says it applied that batch (`settle`). A batch the caller read but did not apply (after an earlier
+ * chunk stopped at an invalid message, or a failure) leaves no id behind: a redelivery in other batch boundaries
+ * reads those events again instead of skipping events never applied. Batches read at the same time do not see each
+ * other's ids (applying is idempotent; this only saves work).
+ */
+export class BatchReader {
+  private readonly recent = new RecentIds();
+  private readonly unsettled = new Map<number, string[]>();
+
+  constructor(private readonly schemas: EventSchemas) {}
+
+  read(id: number, batch: EncodedBatch): ReadBatch {
+    const ids: string[] = [];
+    const read = readBatch(this.schemas, batch, this.recent, ids);
+    this.unsettled.set(id, ids);
+    return read;
+  }
+
+  /** The caller applied batch `id` (its ids are remembered), or will not (forgotten). */
+  settle(id: number, applied: boolean): void {
+    const ids = this.unsettled.get(id);
+    this.unsettled.delete(id);
+    if (applied && ids) for (const e of ids) this.recent.add(e);
+  }
+
+  /** Batches read and not settled yet. */
+  pending(): number {
+    return this.unsettled.size;
+  }
 }
 
 /**

@@ -3,10 +3,10 @@ import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '@cc/kit';
 import type { KafkaMessage } from 'kafkajs';
-import { encodeBatch, type ReadBatch } from './ingest-read';
+import { encodeBatch, type ReadChunk } from './ingest-read';
 
 interface Pending {
-  resolve: (r: ReadBatch) => void;
+  resolve: (r: ReadChunk) => void;
   reject: (err: Error) => void;
 }
 
@@ -36,6 +36,7 @@ export class IngestWorker {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private stopped = false;
+  private cancelStart: ((err: Error) => void) | null = null;
 
   constructor(private readonly log: Logger) {}
 
@@ -46,6 +47,7 @@ export class IngestWorker {
     const worker = new Worker(entry, { eval: evaluate, execArgv: [], name: 'summaries-ingest' });
     this.worker = worker;
     this.ready = new Promise<void>((resolveReady, rejectReady) => {
+      this.cancelStart = rejectReady;
       const fail = (err: Error) => {
         if (this.worker !== worker) return;
         this.worker = null;
@@ -55,13 +57,13 @@ export class IngestWorker {
         this.pending.clear();
         if (!this.stopped) this.log.warn({ err: err.message }, 'ingest worker failed; it restarts with the next batch');
       };
-      worker.on('message', (msg: { ready?: true; id?: number; error?: string } & Partial<ReadBatch>) => {
+      worker.on('message', (msg: { ready?: true; id?: number; error?: string } & Partial<ReadChunk>) => {
         if (msg.ready) return resolveReady();
         const p = this.pending.get(msg.id as number);
         if (!p) return;
         this.pending.delete(msg.id as number);
         if (msg.error !== undefined) p.reject(new Error(msg.error));
-        else p.resolve(msg as ReadBatch);
+        else p.resolve(msg as ReadChunk);
       });
       worker.on('error', fail);
       worker.on('exit', (code) => fail(new Error(`ingest worker exited (code ${code})`)));
@@ -69,8 +71,11 @@ export class IngestWorker {
     return this.ready;
   }
 
-  /** Reads a fetched batch on the worker: how many leading messages are valid events, and what they say. */
-  async read(topic: string, messages: KafkaMessage[]): Promise<ReadBatch> {
+  /**
+   * Reads a fetched batch on the worker: how many leading messages are valid events, and what they say. Settle every
+   * read: the worker remembers its event ids (skipped when read again) only once told they were applied.
+   */
+  async read(topic: string, messages: KafkaMessage[]): Promise<ReadChunk> {
     // Stopped, or the worker died, while this waited for it: stop, or start another (once).
     let worker: Worker | null = null;
     for (let attempt = 0; attempt < 2 && !worker; attempt++) {
@@ -85,19 +90,28 @@ export class IngestWorker {
       messages.map((m) => m.value),
     );
     const id = this.nextId++;
-    return new Promise<ReadBatch>((resolveRead, rejectRead) => {
+    return new Promise<ReadChunk>((resolveRead, rejectRead) => {
       this.pending.set(id, { resolve: resolveRead, reject: rejectRead });
       worker.postMessage({ id, batch }, [batch.bytes.buffer as ArrayBuffer, batch.ends.buffer as ArrayBuffer]);
     });
   }
 
-  /** Stops the worker (what it had in hand fails). */
+  /**
+   * Tells the worker whether the batch it read was applied (its event ids are then skipped when read again) or not
+   * (forgotten). A read of a worker since replaced needs none: its ids went with it.
+   */
+  settle(read: ReadChunk, applied: boolean): void {
+    this.worker?.postMessage({ settle: read.id, applied });
+  }
+
+  /** Stops the worker (what it had in hand fails, as does a start still under way). */
   async stop(): Promise<void> {
     this.stopped = true;
     const worker = this.worker;
     this.worker = null;
     this.ready = null;
     const stopped = new Error('ingest worker stopped');
+    this.cancelStart?.(stopped);
     for (const p of this.pending.values()) p.reject(stopped);
     this.pending.clear();
     await worker?.terminate();

@@ -4,18 +4,18 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { EventSchemas } from '@cc/bus';
-import { RecentIds } from './activity.consumer';
-import { type EncodedBatch, readBatch } from './ingest-read';
+import { BatchReader, type EncodedBatch } from './ingest-read';
 
-const schemas = new EventSchemas();
-const recent = new RecentIds();
+const reader = new BatchReader(new EventSchemas());
 const port = parentPort;
 if (!port) throw new Error('ingest.worker runs as a worker thread');
-port.on('message', (req: { id: number; batch: EncodedBatch }) => {
+port.on('message', (req: { id: number; batch: EncodedBatch } | { settle: number; applied: boolean }) => {
+  if ('settle' in req) return reader.settle(req.settle, req.applied);
   try {
-    const read = readBatch(schemas, req.batch, recent);
+    const read = reader.read(req.id, req.batch);
     port.postMessage({ id: req.id, ...read }, [read.nums.buffer as ArrayBuffer]);
   } catch (err) {
+    reader.settle(req.id, false);
     port.postMessage({ id: req.id, error: (err as Error).message });
   }
 });

@@ -41,6 +41,7 @@ describe('the ingest worker thread', () => {
   it('reads a batch as reading it in-process does', async () => {
     const batch = messages(50);
     const onThread = await ingest.read(topic, batch);
+    ingest.settle(onThread, false);
     const here = readBatch(
       new EventSchemas(),
       encodeBatch(
@@ -54,13 +55,19 @@ describe('the ingest worker thread', () => {
     expect([...readItems(onThread)]).toHaveLength(50);
   });
 
-  it('reads batches posted together in order, each event id once', async () => {
+  it('skips the event ids of a batch settled as applied, and reads again those of one settled as not', async () => {
     const batch = messages(30);
-    const [a, b] = await Promise.all([ingest.read(topic, batch.slice(0, 20)), ingest.read(topic, batch.slice(10))]);
+    const a = await ingest.read(topic, batch.slice(0, 20));
+    ingest.settle(a, true);
+    const b = await ingest.read(topic, batch.slice(10));
     expect([a.handled, b.handled]).toEqual([20, 20]);
     const ids = [...readItems(a), ...readItems(b)].map((i) => ('id' in i ? i.id : ''));
-    expect(new Set(ids).size).toBe(30);
     expect(ids).toHaveLength(30);
+    expect(new Set(ids).size).toBe(30);
+    ingest.settle(b, false);
+    const c = await ingest.read(topic, batch.slice(20));
+    expect([...readItems(c)]).toHaveLength(10);
+    ingest.settle(c, true);
   });
 
   it('fails what a dying worker had in hand, and starts a new one for the next batch', async () => {
@@ -71,6 +78,15 @@ describe('the ingest worker thread', () => {
     expect(logs.text()).toContain('ingest worker failed; it restarts with the next batch');
     const next = await ingest.read(topic, messages(5));
     expect(next.handled).toBe(5);
+  });
+
+  it('fails a start still under way when stopped, and a read waiting for it', async () => {
+    const own = new IngestWorker(createLogger('summaries', 'info', new CapturedLogs()));
+    const starting = expect(own.start()).rejects.toThrow('ingest worker stopped');
+    const reading = expect(own.read(topic, messages(1))).rejects.toThrow('ingest worker stopped');
+    await own.stop();
+    await starting;
+    await reading;
   });
 
   it('fails what it had in hand when stopped, and reads nothing after', async () => {

@@ -5,7 +5,14 @@ import { intervalsOf } from '../../src/domain/activity';
 import { SummaryBook } from '../../src/domain/book';
 import { AccountFlags } from '../../src/domain/flags';
 import { RecentIds, summariesRawHandler } from '../../src/events/activity.consumer';
-import { encodeBatch, type ReadBatch, readBatch, readItems } from '../../src/events/ingest-read';
+import {
+  BatchReader,
+  encodeBatch,
+  type ReadBatch,
+  type ReadChunk,
+  readBatch,
+  readItems,
+} from '../../src/events/ingest-read';
 import { AgentEvents } from '../builders/activity.builders';
 
 const schemas = new EventSchemas();
@@ -95,38 +102,51 @@ describe('reading a batch for the ingest worker', () => {
     expect(read([text({ ...a, type: 'agent-activity.unheard-of' })]).handled).toBe(0);
   });
 
-  it('reads an event id once (in one batch or a later one), and hands other events back whole', () => {
-    const [a, b] = shift();
-    const recent = new RecentIds();
-    const first = read([text(a), text(a), text(b)], recent);
+  it('reads an event id once in a batch, and skips it later only once the batch was settled as applied', () => {
+    const [a, b, c] = shift();
+    const reader = new BatchReader(schemas);
+    const first = reader.read(1, encodeBatch(activity, [text(a), text(a), text(b)]));
     expect(first.handled).toBe(3);
     expect([...readItems(first)]).toHaveLength(2);
-    const again = read([text(b)], recent);
-    expect(again.handled).toBe(1);
-    expect([...readItems(again)]).toEqual([]);
+    // Not settled yet: read again (a batch read beside it is not deduplicated against it).
+    expect([...readItems(reader.read(2, encodeBatch(activity, [text(b)])))]).toHaveLength(1);
+    reader.settle(1, true);
+    reader.settle(2, true);
+    expect(reader.read(3, encodeBatch(activity, [text(b)])).handled).toBe(1);
+    expect([...readItems(reader.read(4, encodeBatch(activity, [text(a), text(b)])))]).toEqual([]);
+    // Read but not applied (the consumer stopped before it): forgotten, so a redelivery reads it again.
+    expect([...readItems(reader.read(5, encodeBatch(activity, [text(c)])))]).toHaveLength(1);
+    reader.settle(5, false);
+    expect([...readItems(reader.read(6, encodeBatch(activity, [text(c)])))]).toHaveLength(1);
+    for (const id of [3, 4, 6]) reader.settle(id, true);
+    expect(reader.pending()).toBe(0);
+  });
+
+  it('hands other events back whole', () => {
     const flag = flagEvent();
-    expect([...readItems(cloned(read([text(flag)], recent, 'cc.account.v1')))]).toEqual([{ event: flag }]);
+    expect([...readItems(cloned(read([text(flag)], new RecentIds(), 'cc.account.v1')))]).toEqual([{ event: flag }]);
   });
 });
 
 describe('the raw fast path of the summaries consumer', () => {
   const messages = (values: Buffer[]) => values.map((value, i) => ({ value, offset: String(i) }) as KafkaMessage);
+  /** The worker's reading, in this thread (answers cloned as they would arrive); `fail` fails the nth read. */
   const inProcess = (fail?: (call: number) => boolean) => {
-    const recent = new RecentIds();
+    const reader = new BatchReader(schemas);
     let calls = 0;
+    const settled: [number, boolean][] = [];
     return {
-      read: async (topic: string, batch: KafkaMessage[]) => {
-        if (fail?.(++calls)) throw new Error('worker gone');
-        return cloned(
-          readBatch(
-            schemas,
-            encodeBatch(
-              topic,
-              batch.map((m) => m.value),
-            ),
-            recent,
-          ),
-        );
+      reader,
+      settled,
+      read: async (topic: string, batch: KafkaMessage[]): Promise<ReadChunk> => {
+        const id = ++calls;
+        if (fail?.(id)) throw new Error('worker gone');
+        const values = batch.map((m) => m.value);
+        return { id, ...cloned(reader.read(id, encodeBatch(topic, values))) };
+      },
+      settle: (read: ReadChunk, applied: boolean) => {
+        settled.push([read.id, applied]);
+        reader.settle(read.id, applied);
       },
     };
   };
@@ -138,11 +158,21 @@ describe('the raw fast path of the summaries consumer', () => {
     const book = new SummaryBook();
     const applied: string[] = [];
     book.applyIntervals = (_a, _g, closed, opened) => void applied.push(...[...closed, ...opened].map((i) => i.key));
-    const handled = await summariesRawHandler(inProcess(), book, new AccountFlags(), { chunk: 2 })(
-      messages(values),
-      ctx,
-    );
+    const ingest = inProcess();
+    const handled = await summariesRawHandler(ingest, book, new AccountFlags(), { chunk: 2 })(messages(values), ctx);
     expect(handled).toBe(5);
+    // Every chunk settled: the three read up to the invalid message applied, the one after it not.
+    await new Promise((r) => setImmediate(r));
+    expect(ingest.settled.sort()).toEqual([
+      [1, true],
+      [2, true],
+      [3, true],
+      [4, false],
+    ]);
+    expect(ingest.reader.pending()).toBe(0);
+    // The chunk not applied here is read again when redelivered (its events were not applied here).
+    const again = await ingest.read(activity, messages(values.slice(6)));
+    expect([...readItems(again)]).toHaveLength(2);
     // Chunks [0,1] [2,3] [4,x]: the events of the first five messages, nothing of the chunk after the invalid one.
     expect(applied).toEqual(
       events.slice(0, 5).flatMap((e) => {
