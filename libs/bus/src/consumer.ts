@@ -1,4 +1,3 @@
-import { jsonTextWellFormed } from '@cc/contracts';
 import {
   isConnectivityError,
   type Logger,
@@ -193,14 +192,7 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     topic: string,
     message: KafkaMessage,
   ): { message: KafkaMessage; event?: CloudEvent; error?: string; unknownType?: string } => {
-    let value: unknown;
-    const text = message.value?.toString('utf8') ?? 'null';
-    try {
-      value = JSON.parse(text);
-    } catch (err) {
-      return { message, error: `unparseable: ${(err as Error).message}` };
-    }
-    const checked = opts.schemas.checkConsumed(value, topic, jsonTextWellFormed(text));
+    const checked = opts.schemas.checkConsumedText(message.value?.toString('utf8') ?? 'null', topic);
     if (checked.kind === 'valid') return { message, event: checked.event };
     if (checked.kind === 'unknown-type') return { message, unknownType: checked.type };
     return { message, error: checked.reason };

@@ -4,6 +4,7 @@ import {
   EventValidator,
   eventCatalog,
   type JsonSchema,
+  jsonTextWellFormed,
   type Violation,
 } from '@cc/contracts';
 import type { CloudEvent } from './envelope';
@@ -59,5 +60,20 @@ export class EventSchemas {
     const checked = this.validator.check<CloudEvent>(event, topic, wellFormed);
     if (checked.kind === 'invalid') return { kind: 'invalid', reason: describe(checked.errors) };
     return checked;
+  }
+
+  /**
+   * Consumer side, from a message's text: {@link checkConsumed} of the parsed text, or invalid if it is not JSON. The
+   * bus consumer reads each message so, and so does a handler that reads messages off its thread (`handleRaw`): both
+   * agree on where a batch's valid events stop.
+   */
+  checkConsumedText(text: string, topic: string): ConsumedCheck {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      return { kind: 'invalid', reason: `unparseable: ${(err as Error).message}` };
+    }
+    return this.checkConsumed(value, topic, jsonTextWellFormed(text));
   }
 }

@@ -6,8 +6,6 @@ import type { AccountFlags } from '../domain/flags';
 import { type ReadChunk, readItems } from './ingest-read';
 import { RecentIds } from './recent-ids';
 
-export { RecentIds };
-
 /**
  * Handles agent-activity events (into the in-memory buckets) and account flag events. Writes happen once
  * per batch, after the handlers (see the consumer's `flush`).

@@ -1,5 +1,5 @@
 import type { CloudEvent, EventSchemas } from '@cc/bus';
-import { jsonTextWellFormed, type PresenceState } from '@cc/contracts';
+import type { PresenceState } from '@cc/contracts';
 import { intervalsOf } from '../domain/activity';
 import type { Direction, Interval, Outcome, Segment } from '../domain/buckets';
 import { RecentIds } from './recent-ids';
@@ -116,15 +116,8 @@ export function readBatch(
   let i = 0;
   for (; i < batch.ends.length; i++) {
     const end = batch.ends[i] as number;
-    const text = buf.toString('utf8', start, end);
+    const checked = schemas.checkConsumedText(buf.toString('utf8', start, end), batch.topic);
     start = end;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      break;
-    }
-    const checked = schemas.checkConsumed(value, batch.topic, jsonTextWellFormed(text));
     if (checked.kind !== 'valid') break;
     const event = checked.event;
     // Applied before (a redelivery), or twice in this batch: handed back once.

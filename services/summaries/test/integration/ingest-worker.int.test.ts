@@ -3,9 +3,9 @@ import { EventSchemas, newEvent } from '@cc/bus';
 import { createLogger } from '@cc/kit';
 import { CapturedLogs } from '@cc/testing';
 import type { KafkaMessage } from 'kafkajs';
-import { RecentIds } from '../../src/events/activity.consumer';
 import { IngestWorker } from '../../src/events/ingest';
 import { encodeBatch, readBatch, readItems } from '../../src/events/ingest-read';
+import { RecentIds } from '../../src/events/recent-ids';
 import { AgentEvents } from '../builders/activity.builders';
 
 // The worker thread itself (started from the TypeScript source here, from dist/ingest.worker.js in the image: see

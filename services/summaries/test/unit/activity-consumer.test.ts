@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { CloudEvent, HandlerContext } from '@cc/bus';
 import { SummaryBook } from '../../src/domain/book';
 import { AccountFlags } from '../../src/domain/flags';
-import { RecentIds, summariesEventHandler } from '../../src/events/activity.consumer';
+import { summariesEventHandler } from '../../src/events/activity.consumer';
+import { RecentIds } from '../../src/events/recent-ids';
 import { AgentEvents } from '../builders/activity.builders';
 
 const acc = 'acc-1';

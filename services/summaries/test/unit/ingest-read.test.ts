@@ -4,7 +4,7 @@ import type { KafkaMessage } from 'kafkajs';
 import { intervalsOf } from '../../src/domain/activity';
 import { SummaryBook } from '../../src/domain/book';
 import { AccountFlags } from '../../src/domain/flags';
-import { RecentIds, summariesRawHandler } from '../../src/events/activity.consumer';
+import { summariesRawHandler } from '../../src/events/activity.consumer';
 import {
   BatchReader,
   encodeBatch,
@@ -13,6 +13,7 @@ import {
   readBatch,
   readItems,
 } from '../../src/events/ingest-read';
+import { RecentIds } from '../../src/events/recent-ids';
 import { AgentEvents } from '../builders/activity.builders';
 
 const schemas = new EventSchemas();
