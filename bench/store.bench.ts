@@ -1,9 +1,13 @@
 /**
  * The store's raw rates, the yardstick for every store-bound figure of the same run: insertOne,
  * findOne by an indexed (non-unique) field, claim by findOneAndUpdate on an indexed pair, all at
- * concurrency 16 over SEED documents of ~300 bytes, and insertMany of 50. Writes bench/results/store.json.
+ * concurrency 16 over SEED documents of ~300 bytes, and insertMany of 50. Then what the shape of a staged
+ * event costs the store: aggregates shaped like a routing interaction with two staged events, inserted 50 at a
+ * time and their outboxes cleared, with the events held as JSON text (as the bus stages them now) and as nested
+ * objects (before), in alternating rounds of the same run. Writes bench/results/store.json.
  * Env: BENCH_SECONDS (5 per phase), BENCH_STORE_SEED (2000).
  */
+import { type CloudEvent, newEvent, type OutboxEntry, outboxEntries } from '@cc/bus';
 import { fmt, freshName, percentile, testInfra, writeBenchResult } from '@cc/testing';
 import mongoose from 'mongoose';
 
@@ -46,6 +50,124 @@ async function phase(label: string, op: (i: number) => Promise<number | undefine
     p99Ms: Number(percentile(latencies, 99).toFixed(2)),
   };
   process.stdout.write(`[bench] store ${label}: ${fmt(res.perSecond)}/s, p50 ${res.p50Ms} ms, p99 ${res.p99Ms} ms\n`);
+  return res;
+}
+
+/** An aggregate as routing inserts a queued interaction (its fields, a plan copy, a leg), ~1.2 kB before its outbox. */
+function interactionShaped(id: string, outbox: OutboxEntry[]) {
+  return {
+    _id: id,
+    accountId: 'bench-account',
+    conversationId: `c-${id}`,
+    requestId: `r-${id}`,
+    externalId: `x-${id}`,
+    provider: null,
+    permissions: null,
+    type: 'nonlive',
+    medium: 'ApiObject',
+    route: 'Bench',
+    plan: { name: 'Bench Plan', reportingGroup: null, applets: [{ type: 'Queue', name: 'Bench queue' }] },
+    linkeddata: [],
+    dataSources: [],
+    baseSkills: [],
+    skills: [],
+    personalQueue: null,
+    recording: false,
+    state: 'queued',
+    createdAt: Date.now(),
+    queuedAt: Date.now(),
+    queue: { name: 'Bench queue', timeoutAt: null },
+    offer: null,
+    agent: null,
+    legs: [
+      {
+        channelId: `ch-${id}`,
+        offerId: `o-${id}`,
+        agentId: 'a-1',
+        agentUsername: 'bench-0',
+        timeline: [],
+        done: false,
+      },
+    ],
+    offerAttempts: 0,
+    unexpectedOffers: 0,
+    lastDecisionSig: null,
+    liveKey: `none:${id}`,
+    version: 0,
+    updatedAt: Date.now(),
+    decisionCount: 0,
+    dirty: true,
+    outbox,
+    outboxSeq: outbox.length,
+  };
+}
+
+/** Two events as a dispatch stages them (queued, applet-executed), with the data of a real queued interaction. */
+function stagedEvents(id: string): CloudEvent[] {
+  const data = {
+    interactionId: id,
+    conversationId: `c-${id}`,
+    route: 'Bench',
+    plan: 'Bench Plan',
+    type: 'nonlive',
+    medium: 'ApiObject',
+    provider: null,
+    externalId: `x-${id}`,
+    skills: [],
+    linkeddata: [{ name: 'customer', value: 'bench' }],
+    queue: { name: 'Bench queue', timeoutAt: null },
+  };
+  return ['interaction.queued', 'interaction.applet-executed'].map((type) =>
+    newEvent({ source: '/cc/routing', type, subject: id, accountId: 'bench-account', data }),
+  );
+}
+
+/**
+ * insertMany of 50 interaction-shaped aggregates, then one bulk write clearing their outboxes (what an eager publish
+ * does), with the staged events as text or as objects; 4 alternating rounds of `seconds / 2` each side.
+ */
+async function outboxShapes(db: mongoose.mongo.Db) {
+  const rounds = 4;
+  const sides = { text: { docs: 0, ms: 0 }, object: { docs: 0, ms: 0 } };
+  let n = 0;
+  for (let round = 0; round < rounds; round++) {
+    for (const side of round % 2 ? (['object', 'text'] as const) : (['text', 'object'] as const)) {
+      const coll = db.collection(`outbox_${side}`);
+      const until = performance.now() + (seconds * 1000) / 2;
+      const t0 = performance.now();
+      let docs = 0;
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          while (performance.now() < until) {
+            const ids = Array.from({ length: 50 }, () => `o${n++}`);
+            await coll.insertMany(
+              ids.map((id) => {
+                const entries = outboxEntries('cc.interaction.v1', stagedEvents(id));
+                return interactionShaped(
+                  id,
+                  side === 'text' ? entries : entries.map((e) => ({ ...e, event: JSON.parse(e.event as string) })),
+                ) as never;
+              }),
+            );
+            await coll.bulkWrite(
+              ids.map((id) => ({
+                updateOne: { filter: { _id: id as never, outboxSeq: 2 }, update: { $set: { outbox: [] } } },
+              })),
+              { ordered: false },
+            );
+            docs += 50;
+          }
+        }),
+      );
+      sides[side].docs += docs;
+      sides[side].ms += performance.now() - t0;
+    }
+  }
+  const rate = (s: { docs: number; ms: number }) => (s.docs / s.ms) * 1000;
+  const res = { textPerSecond: rate(sides.text), objectPerSecond: rate(sides.object) };
+  process.stdout.write(
+    `[bench] store outbox events as text: ${fmt(res.textPerSecond)} aggregates/s inserted and cleared; as objects: ${fmt(res.objectPerSecond)}/s (${(res.textPerSecond / res.objectPerSecond).toFixed(2)}x)\n`,
+  );
   return res;
 }
 
@@ -95,6 +217,7 @@ async function main() {
     );
     return 50;
   });
+  const shapes = await outboxShapes(db);
   await db.dropDatabase().catch(() => undefined);
   await conn.close();
 
@@ -110,6 +233,7 @@ async function main() {
       indexedFindOne: find,
       claim,
       insertMany50: many,
+      outboxShapes: shapes,
     },
     [
       {
@@ -121,6 +245,15 @@ async function main() {
           indexedFindPerSecond: Math.round(find.perSecond),
           claimPerSecond: Math.round(claim.perSecond),
           insertManyDocsPerSecond: Math.round(many.perSecond),
+        },
+      },
+      {
+        id: 'store.outbox-text',
+        value: `${fmt(shapes.textPerSecond)} interaction-shaped aggregates/s inserted and cleared, events as text = ${(shapes.textPerSecond / shapes.objectPerSecond).toFixed(2)}x as objects`,
+        beside: `events as objects ${fmt(shapes.objectPerSecond)}/s (same run, alternating rounds, 4 writers, 50 per insertMany)`,
+        numbers: {
+          textPerSecond: Math.round(shapes.textPerSecond),
+          objectPerSecond: Math.round(shapes.objectPerSecond),
         },
       },
     ],

@@ -29,6 +29,11 @@ const catalogue: CatalogueRow[] = [
     target: 'indexed find ≥ 500/s',
   },
   {
+    id: 'store.outbox-text',
+    what: 'Outbox events as JSON text vs as objects: interaction-shaped aggregates inserted (50 at a time) and cleared',
+    by: 'bench/store.bench.ts',
+  },
+  {
     id: 'gateway.direct',
     what: 'Gateway vs direct: throughput ratio (c=32), added p50 (c=1)',
     by: 'services/gateway/bench/gateway.bench.ts',

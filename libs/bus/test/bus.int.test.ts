@@ -413,6 +413,27 @@ describe('outbox', () => {
     expect(JSON.parse(got[0]?.value ?? '{}').id).toBe(e.id);
   });
 
+  it('relays entries staged before events were kept as text (the event object) in order with new ones', async () => {
+    const { topic } = await topicPair();
+    const got = await collect(topic);
+    const old = placed(8, 'order-44');
+    const next = placed(9, 'order-44');
+    // An outbox a previous version left: the event stored as an object, beside one staged as text now.
+    const legacy = { _id: old.id, topic, event: old, createdAt: new Date() };
+    await Order().collection.insertOne({
+      _id: 'order-44',
+      accountId: 'acc1',
+      qty: 9,
+      outbox: [legacy, ...outboxEntries(topic, [next])],
+      outboxSeq: 2,
+    } as never);
+    const relay = new OutboxRelay({ models: [Order()], producer, logger });
+    await relay.flush(Order(), 'order-44');
+    await eventually(() => got.length === 2, { what: 'both events' });
+    expect(got.map((m) => JSON.parse(m.value))).toEqual([old, next]);
+    expect(await Order().findById('order-44').lean<{ outbox: unknown[] }>()).toMatchObject({ outbox: [] });
+  });
+
   it('publishes eagerly in order and leaves nothing pending', async () => {
     const { topic } = await topicPair();
     const got = await collect(topic);

@@ -1,6 +1,6 @@
 import { exampleEvent } from '@cc/contracts';
-import { newEvent } from '../src/envelope';
-import { withEvents } from '../src/outbox';
+import { type CloudEvent, newEvent } from '../src/envelope';
+import { entryEvent, outboxEntries, withEvents } from '../src/outbox';
 import { EventSchemas, InvalidEventError } from '../src/schemas';
 
 const schemas = new EventSchemas({
@@ -60,5 +60,20 @@ describe('withEvents', () => {
     expect(pushed[0]?.topic).toBe('cc.t.v1');
     expect(u.$inc).toEqual({ version: 1, outboxSeq: 2 });
     expect(u.$set).toEqual({ qty: 2 });
+  });
+});
+
+describe('outbox entries', () => {
+  it('hold each event as its JSON text, every part kept (empty objects too), and read back as the event', () => {
+    const e = { ...ev({ n: 1 }), data: { n: 1, extra: {} } } as CloudEvent;
+    const [entry] = outboxEntries('cc.t.v1', [e]);
+    expect(typeof entry?.event).toBe('string');
+    expect(entry).toMatchObject({ _id: e.id, topic: 'cc.t.v1' });
+    expect(entryEvent(entry as never)).toEqual(e);
+  });
+
+  it('read an entry staged before events were kept as text (the object itself)', () => {
+    const e = ev({ n: 2 });
+    expect(entryEvent({ event: e })).toBe(e);
   });
 });

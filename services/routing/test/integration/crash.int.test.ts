@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { entryEvent, type OutboxEntry } from '@cc/bus';
 import { eventually } from '@cc/testing';
 import { Api, expectOk } from '../support/api';
 import { Harness } from '../support/harness';
@@ -63,7 +64,7 @@ it('kill -9 right after an accept: state and pending events survive and are deli
     db.collection('interactions').findOne({ accountId: api.accountId, _id: interactionId } as never),
   );
   expect(stored?.state).toBe('connected');
-  const pendingTypes = (stored?.outbox as { event: { type: string } }[]).map((e) => e.event.type);
+  const pendingTypes = (stored?.outbox as OutboxEntry[]).map((e) => entryEvent(e).type);
   expect(pendingTypes).toContain('interaction.assigned');
   expect(h.collector?.of(interactionId).some((e) => e.type === 'interaction.assigned')).toBe(false);
 
