@@ -74,6 +74,8 @@ async function target(): Promise<Target> {
     MONGO_DB: dbName,
     KAFKA_GROUP_ID: groupId,
     ...issuer.env,
+    // The engine's settings as the environment gives them (e.g. ENGINE_PASS_GAP_MS), to compare runs.
+    ...Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('ENGINE_'))),
   });
   const svc = await startService({ ...config, PORT: 0 }, { exitOnShutdown: false });
   // The gateway checks the bench issuer's tokens as an external OIDC issuer's and proxies to routing.
@@ -320,14 +322,16 @@ async function offerPhase(t: Target) {
  * call of the in-process service; driver heartbeats are not commands of ours), by collection and method.
  */
 /**
- * `BENCH_WHO=<collection>.<method>` (e.g. `interactions.findOne`): which of routing's code paths sent that
+ * `BENCH_WHO=<collection>.<method>[,...]` (e.g. `interactions.findOne`): which of routing's code paths sent that
  * command how often during the counted phases, printed at exit (the three innermost routing frames).
  */
 const who = new Map<string, number>();
+const whoKinds = new Set((env.BENCH_WHO ?? '').split(',').filter(Boolean));
 process.on('exit', () => {
-  if (!env.BENCH_WHO) return;
-  for (const [frames, n] of [...who].sort((a, b) => b[1] - a[1]).slice(0, 12))
-    process.stderr.write(`[bench] ${env.BENCH_WHO} x ${n}: ${frames || '(no routing frame: the bus or the driver)'}\n`);
+  for (const [key, n] of [...who].sort((a, b) => b[1] - a[1]).slice(0, 12 * whoKinds.size)) {
+    const [kind, frames] = key.split('\u001f');
+    process.stderr.write(`[bench] ${kind} x ${n}: ${frames || '(no routing frame: the bus or the driver)'}\n`);
+  }
 });
 
 function commandCounter() {
@@ -338,14 +342,15 @@ function commandCounter() {
     total++;
     const k = `${collection}.${method}`;
     byKind.set(k, (byKind.get(k) ?? 0) + 1);
-    if (env.BENCH_WHO === k) {
+    if (whoKinds.has(k)) {
       const frames = (new Error().stack ?? '')
         .split('\n')
         .filter((l) => l.includes('/services/routing/src/'))
         .slice(0, 3)
         .map((l) => l.trim().replace(/\(.*\/src\//, '('))
         .join(' < ');
-      who.set(frames, (who.get(frames) ?? 0) + 1);
+      const key = `${k}\u001f${frames}`;
+      who.set(key, (who.get(key) ?? 0) + 1);
     }
   });
   return {
