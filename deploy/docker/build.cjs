@@ -33,8 +33,15 @@ async function buildService(name) {
   const t0 = Date.now();
   // Worker threads (src/**/<name>.worker.ts) are bundles of their own beside main.js: dist/<name>.worker.js.
   const entryPoints = { main: resolve(dir, 'src/main.ts') };
-  for (const f of readdirSync(resolve(dir, 'src'), { recursive: true }))
-    if (String(f).endsWith('.worker.ts')) entryPoints[basename(String(f), '.ts')] = resolve(dir, 'src', String(f));
+  for (const f of readdirSync(resolve(dir, 'src'), { recursive: true })) {
+    if (!String(f).endsWith('.worker.ts')) continue;
+    const entry = basename(String(f), '.ts');
+    // Bundles are named by file name alone (the service loads dist/<name>.worker.js): two of one name would
+    // overwrite each other.
+    if (entryPoints[entry])
+      throw new Error(`services/${name}: two worker files named ${entry}.ts; worker file names must be unique`);
+    entryPoints[entry] = resolve(dir, 'src', String(f));
+  }
   await esbuild.build({
     entryPoints,
     outdir: resolve(dir, 'dist'),
