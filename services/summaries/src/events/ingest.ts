@@ -37,8 +37,20 @@ export class IngestWorker {
   private nextId = 1;
   private stopped = false;
   private cancelStart: ((err: Error) => void) | null = null;
+  /** Fails the running worker and what it has in hand (set while one runs). */
+  private failWorker: ((err: Error) => void) | null = null;
 
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly opts: {
+      /**
+       * Longest wait for one read (default 30 s; a batch of 1,000 events takes milliseconds): a worker that has not
+       * answered by then is taken as hung, stopped, and what it had in hand fails (the bus then handles those batches
+       * event by event), so a stuck thread cannot stall the consumer.
+       */
+      readTimeoutMs?: number;
+    } = {},
+  ) {}
 
   /** Starts the worker and waits until it compiled its schemas and reads. */
   start(): Promise<void> {
@@ -52,10 +64,15 @@ export class IngestWorker {
         if (this.worker !== worker) return;
         this.worker = null;
         this.ready = null;
+        this.failWorker = null;
         rejectReady(err);
         for (const p of this.pending.values()) p.reject(err);
         this.pending.clear();
         if (!this.stopped) this.log.warn({ err: err.message }, 'ingest worker failed; it restarts with the next batch');
+      };
+      this.failWorker = (err) => {
+        fail(err);
+        void worker.terminate();
       };
       worker.on('message', (msg: { ready?: true; id?: number; error?: string } & Partial<ReadChunk>) => {
         if (msg.ready) return resolveReady();
@@ -90,10 +107,16 @@ export class IngestWorker {
       messages.map((m) => m.value),
     );
     const id = this.nextId++;
+    const timeoutMs = this.opts.readTimeoutMs ?? 30_000;
+    let timer: NodeJS.Timeout | undefined;
     return new Promise<ReadChunk>((resolveRead, rejectRead) => {
       this.pending.set(id, { resolve: resolveRead, reject: rejectRead });
       worker.postMessage({ id, batch }, [batch.bytes.buffer as ArrayBuffer, batch.ends.buffer as ArrayBuffer]);
-    });
+      timer = setTimeout(() => {
+        if (this.pending.has(id) && this.worker === worker)
+          this.failWorker?.(new Error(`ingest worker did not answer a read within ${timeoutMs} ms`));
+      }, timeoutMs);
+    }).finally(() => clearTimeout(timer));
   }
 
   /**
@@ -110,6 +133,7 @@ export class IngestWorker {
     const worker = this.worker;
     this.worker = null;
     this.ready = null;
+    this.failWorker = null;
     const stopped = new Error('ingest worker stopped');
     this.cancelStart?.(stopped);
     for (const p of this.pending.values()) p.reject(stopped);

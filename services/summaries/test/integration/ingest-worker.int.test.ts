@@ -80,6 +80,23 @@ describe('the ingest worker thread', () => {
     expect(next.handled).toBe(5);
   });
 
+  it('takes a worker that does not answer in time as hung: stops it, fails its reads, and starts another', async () => {
+    const own = new IngestWorker(createLogger('summaries', 'info', new CapturedLogs()), { readTimeoutMs: 1 });
+    try {
+      const thread = () => (own as unknown as { worker: { threadId: number } | null }).worker?.threadId;
+      await own.start();
+      const first = thread();
+      // 5,000 events take the worker far longer than 1 ms to read.
+      await expect(own.read(topic, messages(5000))).rejects.toThrow('ingest worker did not answer a read within 1 ms');
+      expect(thread()).toBeUndefined(); // the hung one was let go
+      await own.start();
+      expect(thread()).toEqual(expect.any(Number));
+      expect(thread()).not.toBe(first);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('fails a start still under way when stopped, and a read waiting for it', async () => {
     const own = new IngestWorker(createLogger('summaries', 'info', new CapturedLogs()));
     const starting = expect(own.start()).rejects.toThrow('ingest worker stopped');
