@@ -63,12 +63,17 @@ export interface ConsumerOptions {
   /**
    * Optional fast path for a handler that parses and validates messages itself, off this thread (a worker thread):
    * it gets a fetched batch's messages as fetched and resolves to how many leading messages it handled (each a valid
-   * event of a known type, applied or skipped as already seen). It must stop at the first message that is not: the
+   * event of a known type, applied or skipped as already seen), or to that count with how many of them it skipped as
+   * seen (counted as duplicates in the consumer metric, as the per-event path counts them). It must stop at the first
+   * message that is not: the
    * batch goes on from there through the per-event path of `handler` (which parses again, dead-letters, retries), as
    * it does for the whole batch if this rejects. So it must be idempotent per event, as `handler`. It sees no ids the
    * bus could mark, so it cannot be combined with a `deduper`; it takes the place of `handleEach`.
    */
-  handleRaw?: (messages: KafkaMessage[], ctx: BatchContext) => Promise<number>;
+  handleRaw?: (
+    messages: KafkaMessage[],
+    ctx: BatchContext,
+  ) => Promise<number | { handled: number; duplicates: number }>;
   logger: Logger;
   metrics?: Metrics;
   deduper?: Deduper;
@@ -448,11 +453,15 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
         const messages = batch.messages;
         if (!messages.length || !isRunning() || isStale()) return 0;
         let n: number;
+        let seen = 0;
         // The handler waits for another thread (other partitions' batches may be queued there first): keep the group
         // membership while it does, as a slow flush does.
         const beat = setInterval(() => void heartbeat().catch(() => undefined), heartbeatMs);
         try {
-          n = Math.min(messages.length, Math.max(0, Math.floor(await raw(messages, { topic, partition, log }))));
+          const res = await raw(messages, { topic, partition, log });
+          const told = typeof res === 'number' ? { handled: res, duplicates: 0 } : res;
+          n = Math.min(messages.length, Math.max(0, Math.floor(told.handled)));
+          seen = Math.min(n, Math.max(0, Math.floor(told.duplicates)));
         } catch (err) {
           log.warn(
             { err: (err as Error).message, topic, partition, offset: (messages[0] as KafkaMessage).offset },
@@ -463,7 +472,8 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
           clearInterval(beat);
         }
         if (n > 0) {
-          count(topic, 'handled', n);
+          if (n > seen) count(topic, 'handled', n - seen);
+          if (seen) count(topic, 'duplicate', seen);
           lastDone = (messages[n - 1] as KafkaMessage).offset;
           resolveOffset(lastDone);
           lastBeat = Date.now();

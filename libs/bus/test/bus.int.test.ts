@@ -284,6 +284,31 @@ describe('bus on a real broker', () => {
     ).rejects.toThrow('handleRaw cannot be combined with a deduper');
   });
 
+  it('counts the repeats handleRaw says it skipped as duplicates, the rest as handled', async () => {
+    const { topic, group } = await topicPair();
+    const metrics = createMetrics('bus-test');
+    const told: number[] = [];
+    // Skips the messages whose qty it saw before, as a worker deduplicating by event id would.
+    const seenQty = new Set<number>();
+    const handleRaw = async (messages: KafkaMessage[]) => {
+      let duplicates = 0;
+      for (const m of messages) {
+        const qty = (JSON.parse(m.value?.toString() ?? '') as { data: { qty: number } }).data.qty;
+        if (seenQty.has(qty)) duplicates++;
+        seenQty.add(qty);
+      }
+      told.push(messages.length);
+      return { handled: messages.length, duplicates };
+    };
+    await producer.publish(topic, [placed(1, 'k'), placed(2, 'k'), placed(1, 'k'), placed(3, 'k'), placed(2, 'k')]);
+    await consume(topic, group, async () => undefined, { handleRaw, metrics });
+    await eventually(() => told.reduce((a, b) => a + b, 0) === 5, { what: 'five messages handled raw' });
+    const counted = await metrics.consumedEvents.get();
+    const outcome = (name: string) => counted.values.find((v) => v.labels.outcome === name)?.value;
+    expect(outcome('handled')).toBe(3);
+    expect(outcome('duplicate')).toBe(2);
+  });
+
   it('commits offsets only after handling: a new consumer in the same group does not see handled events again', async () => {
     const { topic, group } = await topicPair();
     const first: string[] = [];

@@ -46,7 +46,7 @@ export function summariesRawHandler(
 ) {
   const size = Math.max(1, opts.chunk ?? 1000);
   const now = opts.now ?? Date.now;
-  return async (messages: KafkaMessage[], ctx: BatchContext): Promise<number> => {
+  return async (messages: KafkaMessage[], ctx: BatchContext): Promise<{ handled: number; duplicates: number }> => {
     const chunks: Promise<ReadChunk>[] = [];
     for (let i = 0; i < messages.length; i += size) chunks.push(ingest.read(ctx.topic, messages.slice(i, i + size)));
     // Chunks not applied (after a stop) are settled as not applied once read.
@@ -55,6 +55,7 @@ export function summariesRawHandler(
         (chunks[k] as Promise<ReadChunk>).then((r) => ingest.settle(r, false)).catch(() => undefined);
     };
     let handled = 0;
+    let duplicates = 0;
     for (let c = 0; c < chunks.length; c++) {
       let read: ReadChunk;
       try {
@@ -79,12 +80,13 @@ export function summariesRawHandler(
       }
       ingest.settle(read, true);
       handled += read.handled;
+      duplicates += read.duplicates;
       if (read.handled < Math.min(size, messages.length - c * size)) {
         skipFrom(c + 1);
         break;
       }
     }
-    return handled;
+    return { handled, duplicates };
   };
 }
 

@@ -21,6 +21,8 @@ export interface EncodedBatch {
  */
 export interface ReadBatch {
   handled: number;
+  /** Of the handled messages, those skipped as already applied (`recent`) or repeated in the batch. */
+  duplicates: number;
   strings: string[];
   nums: Float64Array;
   others: CloudEvent[];
@@ -114,6 +116,7 @@ export function readBatch(
   const others: CloudEvent[] = [];
   let start = 0;
   let i = 0;
+  let duplicates = 0;
   for (; i < batch.ends.length; i++) {
     const end = batch.ends[i] as number;
     const checked = schemas.checkConsumedText(buf.toString('utf8', start, end), batch.topic);
@@ -121,7 +124,10 @@ export function readBatch(
     if (checked.kind !== 'valid') break;
     const event = checked.event;
     // Applied before (a redelivery), or twice in this batch: handed back once.
-    if (recent.has(event.id) || inBatch.has(event.id)) continue;
+    if (recent.has(event.id) || inBatch.has(event.id)) {
+      duplicates++;
+      continue;
+    }
     inBatch.add(event.id);
     readIds.push(event.id);
     if (event.type.startsWith('agent-activity.')) {
@@ -136,7 +142,7 @@ export function readBatch(
       others.push(event);
     }
   }
-  return { handled: i, strings, nums: Float64Array.from(nums), others };
+  return { handled: i, duplicates, strings, nums: Float64Array.from(nums), others };
 }
 
 /**

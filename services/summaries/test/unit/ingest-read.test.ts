@@ -108,12 +108,13 @@ describe('reading a batch for the ingest worker', () => {
     const reader = new BatchReader(schemas);
     const first = reader.read(1, encodeBatch(activity, [text(a), text(a), text(b)]));
     expect(first.handled).toBe(3);
+    expect(first.duplicates).toBe(1);
     expect([...readItems(first)]).toHaveLength(2);
     // Not settled yet: read again (a batch read beside it is not deduplicated against it).
     expect([...readItems(reader.read(2, encodeBatch(activity, [text(b)])))]).toHaveLength(1);
     reader.settle(1, true);
     reader.settle(2, true);
-    expect(reader.read(3, encodeBatch(activity, [text(b)])).handled).toBe(1);
+    expect(reader.read(3, encodeBatch(activity, [text(b)]))).toMatchObject({ handled: 1, duplicates: 1 });
     expect([...readItems(reader.read(4, encodeBatch(activity, [text(a), text(b)])))]).toEqual([]);
     // Read but not applied (the consumer stopped before it): forgotten, so a redelivery reads it again.
     expect([...readItems(reader.read(5, encodeBatch(activity, [text(c)])))]).toHaveLength(1);
@@ -161,7 +162,7 @@ describe('the raw fast path of the summaries consumer', () => {
     book.applyIntervals = (_a, _g, closed, opened) => void applied.push(...[...closed, ...opened].map((i) => i.key));
     const ingest = inProcess();
     const handled = await summariesRawHandler(ingest, book, new AccountFlags(), { chunk: 2 })(messages(values), ctx);
-    expect(handled).toBe(5);
+    expect(handled).toEqual({ handled: 5, duplicates: 0 });
     // Every chunk settled: the three read up to the invalid message applied, the one after it not.
     await new Promise((r) => setImmediate(r));
     expect(ingest.settled.sort()).toEqual([
@@ -192,7 +193,7 @@ describe('the raw fast path of the summaries consumer', () => {
       new AccountFlags(),
       { chunk: 2 },
     );
-    expect(await raw(messages(values), ctx)).toBe(4);
+    expect(await raw(messages(values), ctx)).toEqual({ handled: 4, duplicates: 0 });
     const failing = summariesRawHandler(
       inProcess(() => true),
       new SummaryBook(),
@@ -215,7 +216,7 @@ describe('the raw fast path of the summaries consumer', () => {
       topic: 'cc.account.v1',
       log,
     } as unknown as BatchContext);
-    expect(handled).toBe(1);
+    expect(handled).toEqual({ handled: 1, duplicates: 0 });
     expect(flags.enabled(acc)).toBe(true);
   });
 });
