@@ -91,18 +91,25 @@ function verdict(c: Case, res: ApiResponse<Record<string, unknown>>): string | n
 
 async function run(c: Case): Promise<string | null> {
   const token = await tokenOf(c.op);
-  let res: ApiResponse<Record<string, unknown>>;
-  try {
-    res = await call<Record<string, unknown>>({
-      method: c.method,
-      path: c.path,
-      ...(token ? { token } : {}),
-      ...(c.body !== undefined ? { body: c.body, contentType: c.contentType ?? 'application/json' } : {}),
-      ...(c.headers ? { headers: c.headers } : {}),
-      ...(c.chunked ? { chunked: true } : {}),
-    });
-  } catch (err) {
-    return `no answer: ${(err as Error).message}`;
+  let res: ApiResponse<Record<string, unknown>> | undefined;
+  // A server that answers a bad request early (413) and closes can meet the client still writing the body: the
+  // write fails (EPIPE, ECONNRESET) and the answer already sent is lost with the socket. Bad input changes nothing,
+  // so such a case is sent again (twice at most) to read its answer; any other failure to answer fails it at once.
+  for (let attempt = 1; !res; attempt++) {
+    try {
+      res = await call<Record<string, unknown>>({
+        method: c.method,
+        path: c.path,
+        ...(token ? { token } : {}),
+        ...(c.body !== undefined ? { body: c.body, contentType: c.contentType ?? 'application/json' } : {}),
+        ...(c.headers ? { headers: c.headers } : {}),
+        ...(c.chunked ? { chunked: true } : {}),
+      });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (attempt < 3 && (code === 'EPIPE' || code === 'ECONNRESET')) continue;
+      return `no answer: ${(err as Error).message}`;
+    }
   }
   stats.cases++;
   if (c.expect === 'reject') stats.reject++;
