@@ -1,4 +1,19 @@
-import { Kafka, logLevel } from 'kafkajs';
+import { type Admin, Kafka, logLevel } from 'kafkajs';
+
+/**
+ * A topic's partition offsets, asked again while the broker answers with a retriable error: a broker just started, or
+ * a topic just created, may not have settled its partition leaders yet ("not the leader for that topic-partition").
+ */
+export async function topicOffsets(admin: Admin, topic: string): ReturnType<Admin['fetchTopicOffsets']> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await admin.fetchTopicOffsets(topic);
+    } catch (err) {
+      if (attempt >= 20 || !(err as { retriable?: boolean }).retriable) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
 
 /**
  * Commits `groups`' offsets at the end of every suite topic (`cc.*`, not the dead-letter topics), so consumers
@@ -15,7 +30,7 @@ export async function skipTopicHistory(
   try {
     const topics = (await admin.listTopics()).filter((t) => t.startsWith('cc.') && !t.endsWith('.dlq'));
     for (const topic of topics) {
-      const partitions = (await admin.fetchTopicOffsets(topic)).map((o) => ({
+      const partitions = (await topicOffsets(admin, topic)).map((o) => ({
         partition: o.partition,
         offset: o.high,
       }));

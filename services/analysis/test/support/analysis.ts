@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Runtime } from '@cc/runtime';
-import { CapturedLogs, freshName, type GatewayProcess, planGateway, testInfra } from '@cc/testing';
+import { CapturedLogs, freshName, type GatewayProcess, planGateway, testInfra, topicOffsets } from '@cc/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import type { mongo } from 'mongoose';
 import { loadServiceConfig } from '../../src/config';
@@ -66,7 +66,7 @@ async function skipToEnd(brokers: string[], groupId: string, topics: string[]): 
   try {
     await admin.createTopics({ topics: topics.map((topic) => ({ topic })), waitForLeaders: true }).catch(() => false);
     for (const topic of topics) {
-      const offsets = await admin.fetchTopicOffsets(topic);
+      const offsets = await topicOffsets(admin, topic);
       await admin.setOffsets({
         groupId,
         topic,

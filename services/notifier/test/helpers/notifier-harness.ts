@@ -3,7 +3,7 @@ import { appendFileSync } from 'node:fs';
 import { type CloudEvent, createKafka, EventProducer, EventSchemas, ensureTopics, newEvent } from '@cc/bus';
 import { createLogger, createSecretBox, type SecretBox } from '@cc/kit';
 import type { Runtime } from '@cc/runtime';
-import { CapturedLogs, freshName, startTestIssuer, type TestIssuer, testInfra } from '@cc/testing';
+import { CapturedLogs, freshName, startTestIssuer, type TestIssuer, testInfra, topicOffsets } from '@cc/testing';
 import type { Kafka } from 'kafkajs';
 import { loadServiceConfig } from '../../src/config';
 import { sealedAad } from '../../src/domain/sealed-secrets';
@@ -19,7 +19,7 @@ export async function skipToEnd(kafka: Kafka, groupId: string, topics: string[])
   await admin.connect();
   try {
     for (const topic of topics) {
-      const offsets = await admin.fetchTopicOffsets(topic);
+      const offsets = await topicOffsets(admin, topic);
       await admin.setOffsets({
         groupId,
         topic,

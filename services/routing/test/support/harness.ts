@@ -8,6 +8,7 @@ import {
   startTestIssuer,
   type TestIssuer,
   testInfra,
+  topicOffsets,
 } from '@cc/testing';
 import { type Consumer, Kafka, logLevel } from 'kafkajs';
 import mongoose from 'mongoose';
@@ -44,7 +45,7 @@ export class EventCollector {
         .catch(() => undefined);
     }
     for (const topic of topics) {
-      const offsets = await admin.fetchTopicOffsets(topic).catch(() => []);
+      const offsets = await topicOffsets(admin, topic).catch(() => []);
       ends.set(
         topic,
         offsets.map((o) => ({ partition: o.partition, offset: o.high })),
@@ -129,7 +130,7 @@ export class Harness {
           .createTopics({ topics: [{ topic, numPartitions: 6 }], waitForLeaders: true })
           .catch(() => undefined);
       }
-      const offsets = await admin.fetchTopicOffsets(topic);
+      const offsets = await topicOffsets(admin, topic);
       await admin.setOffsets({
         groupId,
         topic,

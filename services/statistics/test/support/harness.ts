@@ -1,7 +1,7 @@
 import { createKafka, EventProducer, EventSchemas, ensureTopics, newEvent } from '@cc/bus';
 import { bodyValidator, type JsonSchema } from '@cc/contracts';
 import { createLogger } from '@cc/kit';
-import { CapturedLogs, freshName, startTestIssuer, type TestIssuer, testInfra } from '@cc/testing';
+import { CapturedLogs, freshName, startTestIssuer, type TestIssuer, testInfra, topicOffsets } from '@cc/testing';
 import type { Kafka } from 'kafkajs';
 import { loadServiceConfig } from '../../src/config';
 import { consumedTopics } from '../../src/events/topics';
@@ -13,7 +13,7 @@ export async function skipToEnd(kafka: Kafka, groupId: string, topics: string[])
   await admin.connect();
   try {
     for (const topic of topics) {
-      const offsets = await admin.fetchTopicOffsets(topic);
+      const offsets = await topicOffsets(admin, topic);
       await admin.setOffsets({
         groupId,
         topic,
