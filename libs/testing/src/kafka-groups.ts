@@ -1,18 +1,16 @@
+import { retry, retryPolicies } from '@cc/kit';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
 
 /**
  * A topic's partition offsets, asked again while the broker answers with a retriable error: a broker just started, or
  * a topic just created, may not have settled its partition leaders yet ("not the leader for that topic-partition").
  */
-export async function topicOffsets(admin: Admin, topic: string): ReturnType<Admin['fetchTopicOffsets']> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await admin.fetchTopicOffsets(topic);
-    } catch (err) {
-      if (attempt >= 20 || !(err as { retriable?: boolean }).retriable) throw err;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
+export function topicOffsets(admin: Admin, topic: string): ReturnType<Admin['fetchTopicOffsets']> {
+  return retry(() => admin.fetchTopicOffsets(topic), {
+    policy: retryPolicies.topics,
+    what: `offsets of ${topic}`,
+    retryable: (err) => (err as { retriable?: boolean }).retriable === true,
+  });
 }
 
 /**
