@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { freshName, testInfra } from './infra';
+import { dropDatabase, freshName, testInfra } from './infra';
 import { eventually } from './poll';
 
 const root = resolve(__dirname, '../../..');
@@ -71,6 +71,7 @@ async function startGatewayAt(
 ): Promise<GatewayProcess> {
   const infra = await testInfra();
   const url = `http://127.0.0.1:${port}`;
+  const dbName = env.MONGO_DB ?? freshName('gw_front');
   const lines: string[] = [];
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'services/gateway/src/main.ts'], {
     cwd: root,
@@ -78,7 +79,7 @@ async function startGatewayAt(
       PATH: process.env.PATH,
       KAFKA_BROKERS: infra.kafkaBrokers.join(','),
       MONGO_URL: infra.mongoUrl,
-      MONGO_DB: freshName('gw_front'),
+      MONGO_DB: dbName,
       KAFKA_TOPIC_PARTITIONS: '1',
       CC_ENCRYPTION_KEYS: `t1:${randomBytes(32).toString('base64')}`,
       CC_DEMO_SEED: 'true',
@@ -97,7 +98,16 @@ async function startGatewayAt(
   });
   for (const s of [child.stdout, child.stderr]) s?.on('data', (c) => lines.push(String(c)));
   const output = () => lines.join('').slice(-4000);
+  let dropped = false;
   const stop = async () => {
+    await exit();
+    // Its database (clients, keys) served only this process; a caller's own MONGO_DB is the caller's to keep.
+    if (!env.MONGO_DB && !dropped) {
+      dropped = true;
+      await dropDatabase(infra.mongoUrl, dbName);
+    }
+  };
+  async function exit(): Promise<void> {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
@@ -110,7 +120,7 @@ async function startGatewayAt(
     ]);
     clearTimeout(timer);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  };
+  }
   await eventually(
     async () => {
       if (child.exitCode !== null) throw new Error(`gateway exited ${child.exitCode}: ${output()}`);

@@ -9,7 +9,7 @@ import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
-import { writeBenchResult } from '@cc/testing';
+import { dropDatabase, writeBenchResult } from '@cc/testing';
 
 const root = resolve(__dirname, '../../..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -173,6 +173,8 @@ async function main(): Promise<void> {
       upstream,
     ]),
   );
+  const mongoUrl = process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017';
+  const dbName = `gw_bench_${Date.now().toString(36)}`;
   const children = [
     start('services/gateway/bench/upstream.ts', {
       PORT: String(upPort),
@@ -184,8 +186,8 @@ async function main(): Promise<void> {
       {
         PORT: String(gwPort),
         KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
-        MONGO_URL: process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017',
-        MONGO_DB: `gw_bench_${Date.now().toString(36)}`,
+        MONGO_URL: mongoUrl,
+        MONGO_DB: dbName,
         KAFKA_TOPIC_PARTITIONS: '1',
         CC_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
         CC_DEMO_SEED: 'true',
@@ -199,6 +201,14 @@ async function main(): Promise<void> {
   ];
   const stop = () => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+  };
+  // The gateway's database served only this run; it is dropped once the gateway has exited.
+  const stopAndDrop = async () => {
+    const gw = children[1];
+    const exited = gw && gw.exitCode === null ? new Promise((r) => gw.once('exit', r)) : undefined;
+    stop();
+    await exited;
+    await dropDatabase(mongoUrl, dbName);
   };
   process.on('SIGINT', () => {
     stop();
@@ -278,7 +288,7 @@ async function main(): Promise<void> {
     ]);
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } finally {
-    stop();
+    await stopAndDrop();
   }
 }
 

@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig } from '@cc/kit';
-import { freshName, startGatewayProcess, startTestIssuer, writeBenchResult } from '@cc/testing';
+import { dropDatabase, freshName, startGatewayProcess, startTestIssuer, writeBenchResult } from '@cc/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import mongoose from 'mongoose';
 import { configSpec } from '../src/config';
@@ -93,6 +93,8 @@ async function target(): Promise<Target> {
       await gateway?.stop();
       await svc.stop();
       await issuer.close();
+      // The run's database (up to 100,000 stored interactions) is not kept: BENCH_KEEP_DB=1 keeps it to look at.
+      if (!env.BENCH_KEEP_DB) await dropDatabase(mongoUrl, dbName);
     },
   };
 }
@@ -363,6 +365,25 @@ function commandCounter() {
 }
 
 type Counter = ReturnType<typeof commandCounter>;
+
+/**
+ * Store commands routing sent during a load phase (requests in flight together, so group commits and passes
+ * are shared): a function that, called at the phase's end with its request count, describes them per request.
+ */
+function loadCommands(
+  counter: Counter,
+): (requests: number) => { total: number; perRequest: number; byCommand: Record<string, number> } {
+  const before = counter.snapshot();
+  const total = counter.total;
+  return (requests) => {
+    const delta = [...counter.snapshot()]
+      .map(([k, n]) => [k, n - (before.get(k) ?? 0)] as const)
+      .filter(([, n]) => n > 0)
+      .sort((a, b) => b[1] - a[1]);
+    const sent = counter.total - total;
+    return { total: sent, perRequest: Math.round((sent / requests) * 100) / 100, byCommand: Object.fromEntries(delta) };
+  };
+}
 
 /**
  * Documents routing's `find`s returned from `interactions` and `agents` (what the store converts for a routing
@@ -646,14 +667,22 @@ async function main() {
     if (commands) process.stdout.write(`[bench] store commands per Invoke ${JSON.stringify(commands)}\n`);
     process.stdout.write(`[bench] ${JSON.stringify(dispatchToOffer)}\n[bench] Invoke 1 object x ${singleCount}\n`);
     const meter = cpuMeter();
+    const phaseCommands = counter ? loadCommands(counter) : undefined;
     const single = await profiled('invoke-1', () => invokePhase(t, 1, singleCount, concurrency));
     const singleCpu = meter();
     process.stdout.write(`[bench] CPU during the 1-object phase ${JSON.stringify(singleCpu)}\n`);
+    const singleCommands = phaseCommands?.(singleCount);
+    if (singleCommands)
+      process.stdout.write(`[bench] store commands in the 1-object phase ${JSON.stringify(singleCommands)}\n`);
     process.stdout.write(`[bench] ${JSON.stringify(single)}\n[bench] Invoke 50 objects x ${batchCount}\n`);
     const meter50 = cpuMeter();
+    const phaseCommands50 = counter ? loadCommands(counter) : undefined;
     const batch50 = await profiled('invoke-50', () => invokePhase(t, 50, batchCount, batchConcurrency));
     const batch50Cpu = meter50();
     process.stdout.write(`[bench] CPU during the 50-object phase ${JSON.stringify(batch50Cpu)}\n`);
+    const batch50Commands = phaseCommands50?.(batchCount);
+    if (batch50Commands)
+      process.stdout.write(`[bench] store commands in the 50-object phase ${JSON.stringify(batch50Commands)}\n`);
     process.stdout.write(`[bench] ${JSON.stringify(batch50)}\n`);
     // The same 1-object phase again, for an account whose database now holds `storedHistory` interactions.
     let stored: (ReturnType<typeof stats> & { storedInteractions: number; seededPerSecond: number }) | null = null;
@@ -680,6 +709,9 @@ async function main() {
       invokeSingleObjectCpu: singleCpu,
       invoke50Objects: batch50,
       invoke50ObjectsCpu: batch50Cpu,
+      // What routing sent while the requests were in flight together (group commits and passes shared).
+      invokeSingleObjectStoreCommands: singleCommands ?? null,
+      invoke50ObjectsStoreCommands: batch50Commands ?? null,
       invokeSingleObjectStored: stored,
       dispatchToOffer,
       storeCommandsPerInvoke: commands,
@@ -709,8 +741,10 @@ async function main() {
             {
               id: 'invoke.commands',
               value: `1-object: ${commands.single.inRequestMedian} in the request, ${commands.single.totalMedian} in all; 50-object: ${commands.fifty.inRequestMedian} in the request, ${commands.fifty.totalMedian} in all (medians)`,
-              beside: `max ${commands.single.inRequestMax}/${commands.single.totalMax} and ${commands.fifty.inRequestMax}/${commands.fifty.totalMax}; sequential Invocations, nothing else in flight`,
+              beside: `max ${commands.single.inRequestMax}/${commands.single.totalMax} and ${commands.fifty.inRequestMax}/${commands.fifty.totalMax}; sequential Invocations, nothing else in flight; under load ${singleCommands?.perRequest ?? '?'} per 1-object request (c=${concurrency}), ${batch50Commands?.perRequest ?? '?'} per 50-object request (c=${batchConcurrency})`,
               numbers: {
+                singleUnderLoad: singleCommands?.perRequest ?? null,
+                fiftyUnderLoad: batch50Commands?.perRequest ?? null,
                 singleInRequest: commands.single.inRequestMedian,
                 singleTotal: commands.single.totalMedian,
                 fiftyInRequest: commands.fifty.inRequestMedian,
