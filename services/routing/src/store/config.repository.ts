@@ -69,16 +69,10 @@ async function pageOf<T>(model: NamedModel, accountId: string, skip: number, lim
   return { items: docs.map(map), total };
 }
 
-/** Named documents by name, one `_id` lookup each (`_id` is `<account>:<name key>`). */
-async function byKeys(model: NamedModel, accountId: string, names: string[]): Promise<Doc[]> {
-  const keys = [...new Set(names.map(nameKey))];
-  const docs = await Promise.all(keys.map((k) => model.findOne({ accountId, _id: `${accountId}:${k}` }).lean<Doc>()));
-  return docs.filter((d): d is Doc => d !== null);
-}
-
 /**
  * Named documents by comparison key: those read less than the cache's time ago from memory, the rest by
- * `_id` from the store (and kept). Names not found are not kept: they are read again next time.
+ * `_id` from the store (`<account>:<name key>`, one lookup each, shared by concurrent misses; kept). Names not
+ * found are not kept: they are read again next time.
  */
 async function cachedByKeys<T>(
   cache: FreshCache<T>,
@@ -95,12 +89,18 @@ async function cachedByKeys<T>(
     else missing.push(key);
   }
   if (!missing.length) return out;
-  const mark = cache.mark;
-  for (const d of await byKeys(model, accountId, missing)) {
-    const value = map(d);
-    out.set(d.nameKey as string, value);
-    cache.set(`${accountId}:${d.nameKey}`, value, mark);
-  }
+  const found = await Promise.all(
+    missing.map((key) =>
+      cache.load(`${accountId}:${key}`, async () => {
+        const d = await model.findOne({ accountId, _id: `${accountId}:${key}` }).lean<Doc>();
+        return d ? map(d) : undefined;
+      }),
+    ),
+  );
+  missing.forEach((key, i) => {
+    const value = found[i];
+    if (value !== undefined) out.set(key, value);
+  });
   return out;
 }
 
@@ -166,12 +166,10 @@ export class ConfigRepository {
    * holding every name asked for; else read again (a skill created elsewhere is seen at once).
    */
   async knownSkills(accountId: string, names: string[]): Promise<Map<string, string>> {
+    const holdsAll = (known: Map<string, string>) => names.every((n) => known.has(nameKey(n)));
     const kept = this.skillCache.get(accountId);
-    if (kept && names.every((n) => kept.has(nameKey(n)))) return kept;
-    const mark = this.skillCache.mark;
-    const configured = await this.skillNames(accountId);
-    this.skillCache.set(accountId, configured, mark);
-    return configured;
+    if (kept && holdsAll(kept)) return kept;
+    return (await this.skillCache.load(accountId, () => this.skillNames(accountId), holdsAll)) ?? new Map();
   }
 
   async deleteSkill(accountId: string, name: string): Promise<boolean> {

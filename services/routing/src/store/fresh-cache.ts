@@ -6,6 +6,8 @@
  */
 export class FreshCache<V> {
   private readonly entries = new Map<string, { value: V; at: number }>();
+  /** Store reads in flight, by key: concurrent misses of one key share the read (see `load`). */
+  private readonly reading = new Map<string, { mark: number; promise: Promise<V | undefined> }>();
   /** Bumped by every drop: a read that began under an older generation is not kept. */
   private generation = 0;
 
@@ -40,6 +42,34 @@ export class FreshCache<V> {
       if (oldest !== undefined) this.entries.delete(oldest);
     }
     this.entries.set(key, { value, at: now });
+  }
+
+  /**
+   * The value of `key` read from the store by `read` (undefined: not found), kept as `set` keeps it. Concurrent
+   * misses of one key share one read (a burst of Invokes when an entry expires sends one read, not one each),
+   * but only a read that began after this instance's last drop, and only if it found a value that is
+   * `enough`: a caller that finds nothing in a shared read reads again itself, so a name created elsewhere
+   * after the shared read began is still seen at once.
+   */
+  async load(key: string, read: () => Promise<V | undefined>, enough: (v: V) => boolean = () => true) {
+    const mark = this.generation;
+    // With caching off (freshMs 0) every caller reads the store itself, as it asked.
+    const pending = this.freshMs > 0 ? this.reading.get(key) : undefined;
+    if (pending && pending.mark === mark) {
+      const shared = await pending.promise;
+      if (shared !== undefined && enough(shared)) return shared;
+    }
+    const promise = read().then((v) => {
+      if (v !== undefined) this.set(key, v, mark);
+      return v;
+    });
+    const entry = { mark, promise };
+    this.reading.set(key, entry);
+    const done = () => {
+      if (this.reading.get(key) === entry) this.reading.delete(key);
+    };
+    promise.then(done, done);
+    return promise;
   }
 
   /** Forgets a key after a write of this instance changed it. */

@@ -63,9 +63,6 @@ export class ProviderRepository {
     const key = `${accountId}:${name}`;
     const kept = this.cache.get(key);
     if (kept) return kept;
-    const mark = this.cache.mark;
-    const found = await this.get(accountId, name);
-    if (found) this.cache.set(key, found, mark);
-    return found;
+    return (await this.cache.load(key, async () => (await this.get(accountId, name)) ?? undefined)) ?? null;
   }
 }
