@@ -60,18 +60,8 @@ const providerSchema = new Schema<ProviderDoc>(
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
     deletedAt: { type: Date, default: null },
+    // Staged events keep empty objects (`agentactionspermitted: {}`): the bus's entry schema does not minimize.
     ...outboxField,
-    // The bus's outbox entry schema minimizes empty objects inside staged events when an update casts them
-    // (`agentactionspermitted: {}` vanished, making the event invalid); this copy keeps events as built.
-    outbox: {
-      type: [
-        new Schema<OutboxEntry>(
-          { _id: String, topic: String, event: Schema.Types.Mixed, createdAt: Date },
-          { versionKey: false, minimize: false },
-        ),
-      ],
-      default: [],
-    },
   },
   { collection: 'providers', versionKey: false, minimize: false },
 );
