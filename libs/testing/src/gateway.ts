@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { dropDatabase, freshName, testInfra } from './infra';
 import { eventually } from './poll';
+import { stopProcess } from './process';
 
 const root = resolve(__dirname, '../../..');
 const demoClient = { id: 'test-demo-client', secret: 'test-demo-secret' };
@@ -98,29 +99,15 @@ async function startGatewayAt(
   });
   for (const s of [child.stdout, child.stderr]) s?.on('data', (c) => lines.push(String(c)));
   const output = () => lines.join('').slice(-4000);
-  let dropped = false;
+  let dropping: Promise<void> | undefined;
   const stop = async () => {
-    await exit();
+    await stopProcess(child);
     // Its database (clients, keys) served only this process; a caller's own MONGO_DB is the caller's to keep.
-    if (!env.MONGO_DB && !dropped) {
-      dropped = true;
-      await dropDatabase(infra.mongoUrl, dbName);
+    if (!env.MONGO_DB) {
+      dropping ??= dropDatabase(infra.mongoUrl, dbName);
+      await dropping;
     }
   };
-  async function exit(): Promise<void> {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      exited,
-      new Promise((r) => {
-        timer = setTimeout(r, 15_000);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
   await eventually(
     async () => {
       if (child.exitCode !== null) throw new Error(`gateway exited ${child.exitCode}: ${output()}`);

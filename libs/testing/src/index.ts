@@ -4,6 +4,7 @@ export * from './infra';
 export * from './kafka-groups';
 export * from './logs';
 export * from './poll';
+export * from './process';
 export * from './store-scans';
 export * from './tls';
 export * from './tokens';

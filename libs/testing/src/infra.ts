@@ -82,17 +82,24 @@ export function freshName(prefix: string): string {
 
 /**
  * Drops a database a test or benchmark created, so runs against a long-lived local store do not pile up
- * data (a routing bench run leaves 100,000 interactions). Failing to drop is reported, never thrown.
+ * data (a routing bench run leaves 100,000 interactions). Failing to drop, or taking longer than
+ * `timeoutMs`, is reported, never thrown.
  */
-export async function dropDatabase(mongoUrl: string, name: string): Promise<void> {
+export async function dropDatabase(mongoUrl: string, name: string, timeoutMs = 15_000): Promise<void> {
   const { default: mongoose } = await import('mongoose');
-  const conn = mongoose.createConnection(mongoUrl, { dbName: name, serverSelectionTimeoutMS: 10_000 });
+  const conn = mongoose.createConnection(mongoUrl, { dbName: name, serverSelectionTimeoutMS: 5_000 });
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await conn.asPromise();
-    await conn.dropDatabase();
+    await Promise.race([
+      conn.asPromise().then(() => conn.dropDatabase()),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
   } catch (err) {
     process.stderr.write(`could not drop database ${name}: ${(err as Error).message}\n`);
   } finally {
-    await conn.close().catch(() => undefined);
+    clearTimeout(timer);
+    await conn.close(true).catch(() => undefined);
   }
 }

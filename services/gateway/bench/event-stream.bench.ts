@@ -7,7 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { loadConfig } from '@cc/kit';
-import { CapturedLogs, eventually, fmt, percentile, writeBenchResult } from '@cc/testing';
+import { CapturedLogs, dropDatabase, eventually, fmt, percentile, writeBenchResult } from '@cc/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import { configSpec } from '../src/config';
 import { startService } from '../src/service';
@@ -19,10 +19,11 @@ const brokers = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
 const mongoUrl = process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017/?directConnection=true';
 
 async function main(): Promise<void> {
+  const dbName = `gw_bench_sse_${Date.now().toString(36)}`;
   const config = loadConfig(configSpec, {
     KAFKA_BROKERS: brokers,
     MONGO_URL: mongoUrl,
-    MONGO_DB: `gw_bench_sse_${Date.now().toString(36)}`,
+    MONGO_DB: dbName,
     KAFKA_GROUP_ID: `bench-sse-${randomBytes(3).toString('hex')}`,
     CC_ENCRYPTION_KEYS: `b1:${randomBytes(32).toString('base64')}`,
     CC_DEMO_SEED: 'true',
@@ -102,8 +103,12 @@ async function main(): Promise<void> {
       ],
     );
   } finally {
-    await producer.disconnect();
-    await gw.stop();
+    try {
+      await producer.disconnect();
+      await gw.stop();
+    } finally {
+      await dropDatabase(mongoUrl, dbName);
+    }
   }
 }
 

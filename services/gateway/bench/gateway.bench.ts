@@ -9,7 +9,7 @@ import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
-import { dropDatabase, writeBenchResult } from '@cc/testing';
+import { dropDatabase, stopProcess, writeBenchResult } from '@cc/testing';
 
 const root = resolve(__dirname, '../../..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -202,12 +202,9 @@ async function main(): Promise<void> {
   const stop = () => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
   };
-  // The gateway's database served only this run; it is dropped once the gateway has exited.
+  // The gateway's database served only this run; it is dropped once the gateway has ended.
   const stopAndDrop = async () => {
-    const gw = children[1];
-    const exited = gw && gw.exitCode === null ? new Promise((r) => gw.once('exit', r)) : undefined;
-    stop();
-    await exited;
+    await Promise.all(children.map((c) => stopProcess(c, 30_000)));
     await dropDatabase(mongoUrl, dbName);
   };
   process.on('SIGINT', () => {

@@ -90,11 +90,14 @@ async function target(): Promise<Target> {
       agent: await issuer.token({ accountId, scopes: 'agent' }),
     }),
     close: async () => {
-      await gateway?.stop();
-      await svc.stop();
-      await issuer.close();
-      // The run's database (up to 100,000 stored interactions) is not kept: BENCH_KEEP_DB=1 keeps it to look at.
-      if (!env.BENCH_KEEP_DB) await dropDatabase(mongoUrl, dbName);
+      try {
+        await gateway?.stop();
+        await svc.stop();
+        await issuer.close();
+      } finally {
+        // The run's database (up to 100,000 stored interactions) is not kept: BENCH_KEEP_DB=1 keeps it to look at.
+        if (!env.BENCH_KEEP_DB) await dropDatabase(mongoUrl, dbName);
+      }
     },
   };
 }
@@ -666,6 +669,8 @@ async function main() {
       : null;
     if (commands) process.stdout.write(`[bench] store commands per Invoke ${JSON.stringify(commands)}\n`);
     process.stdout.write(`[bench] ${JSON.stringify(dispatchToOffer)}\n[bench] Invoke 1 object x ${singleCount}\n`);
+    // Each load phase's commands start once the previous work is done (its passes and outbox clears).
+    if (counter) await settle(counter, 300, 5_000);
     const meter = cpuMeter();
     const phaseCommands = counter ? loadCommands(counter) : undefined;
     const single = await profiled('invoke-1', () => invokePhase(t, 1, singleCount, concurrency));
@@ -675,6 +680,7 @@ async function main() {
     if (singleCommands)
       process.stdout.write(`[bench] store commands in the 1-object phase ${JSON.stringify(singleCommands)}\n`);
     process.stdout.write(`[bench] ${JSON.stringify(single)}\n[bench] Invoke 50 objects x ${batchCount}\n`);
+    if (counter) await settle(counter, 300, 5_000);
     const meter50 = cpuMeter();
     const phaseCommands50 = counter ? loadCommands(counter) : undefined;
     const batch50 = await profiled('invoke-50', () => invokePhase(t, 50, batchCount, batchConcurrency));

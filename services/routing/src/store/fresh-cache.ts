@@ -52,13 +52,14 @@ export class FreshCache<V> {
    * after the shared read began is still seen at once.
    */
   async load(key: string, read: () => Promise<V | undefined>, enough: (v: V) => boolean = () => true) {
-    const mark = this.generation;
     // With caching off (freshMs 0) every caller reads the store itself, as it asked.
     const pending = this.freshMs > 0 ? this.reading.get(key) : undefined;
-    if (pending && pending.mark === mark) {
+    if (pending && pending.mark === this.generation) {
       const shared = await pending.promise;
       if (shared !== undefined && enough(shared)) return shared;
     }
+    // Taken as this read starts (after any wait above): a drop meanwhile is older than this read.
+    const mark = this.generation;
     const promise = read().then((v) => {
       if (v !== undefined) this.set(key, v, mark);
       return v;

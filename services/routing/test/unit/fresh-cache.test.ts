@@ -111,6 +111,22 @@ describe('FreshCache.load', () => {
     expect(await m2).toBe('created');
   });
 
+  it('a caller that reads again after a shared read keeps its value, though a drop came while it waited', async () => {
+    const c = new FreshCache<string>(60_000);
+    const r = reads<string>();
+    const first = c.load('a', r.read);
+    const second = c.load('a', r.read); // shares the first read
+    c.drop('a');
+    r.started[0]?.resolve(undefined); // not found
+    expect(await first).toBeUndefined();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(r.started).toHaveLength(2); // the second reads again, after the drop
+    r.started[1]?.resolve('created');
+    expect(await second).toBe('created');
+    expect(c.get('a')).toBe('created');
+  });
+
   it('a failed read fails its joiners and is not remembered', async () => {
     const c = new FreshCache<string>(60_000);
     const r = reads<string>();
