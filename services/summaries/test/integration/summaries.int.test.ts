@@ -71,13 +71,16 @@ interface Item {
   presence: { states: { type: string; totalTime: number; count: number }[] };
 }
 
-/** Waits until the watermark passed `t` and returns the answer then. */
-async function summariesAfter(t: string, query = shift) {
-  return eventually(() => get(query), {
+/**
+ * Waits until the consumer handled everything published before now. The HTTP answer's upTo cannot tell: it stops at
+ * the window's end, hours ago, which the watermark passed before anything was published.
+ */
+async function caughtUp() {
+  const now = Date.now();
+  await eventually(() => service.watermark.upTo() ?? 0, {
     timeoutMs: 40_000,
-    intervalMs: 250,
-    what: `upTo past ${t}`,
-    accept: (r) => r.status === 200 && r.body.upTo > t,
+    what: 'the consumer caught up',
+    accept: (w) => w > now,
   });
 }
 
@@ -155,7 +158,8 @@ describe('GET /stats/wfm/agent-summaries from events on a real topic', () => {
       agent.segmentEnded(at(20), at(21), 'Wrap', c1),
       agent.presence(at(25, 30), 'Away', { presence: 'Ready', since: at(2) }),
     ]);
-    const first = await summariesAfter(at(25, 30));
+    await caughtUp();
+    const first = await get(shift);
     expect(first.body).toMatchObject({
       cadence: 15,
       upTo: at(45),
@@ -181,8 +185,7 @@ describe('GET /stats/wfm/agent-summaries from events on a real topic', () => {
 
     // A late event (after the watermark passed it): a missed offer at 10:24 revises the served 10:15 summary.
     const c2 = randomUUID();
-    const servedAt = Date.now();
-    await eventually(() => service.watermark.upTo() ?? 0, { timeoutMs: 40_000, accept: (w) => w > servedAt });
+    await caughtUp();
     const lateFrom = (await get(`start=${encodeURIComponent(at(0))}`)).body.upTo;
     await publish([agent.segmentEnded(at(24), at(24, 20), 'Ringing', c2, 'Unexpected')]);
     const revised = await eventually(() => get(`${shift}&revisedSince=${encodeURIComponent(lateFrom)}`), {
@@ -202,8 +205,7 @@ describe('GET /stats/wfm/agent-summaries from events on a real topic', () => {
     // The same late event again changes nothing (redelivery is not double-counted).
     const before = (await get(shift)).body.items;
     await publish([agent.segmentEnded(at(24), at(24, 20), 'Ringing', c2, 'Unexpected')]);
-    const sentAt = Date.now();
-    await eventually(() => service.watermark.upTo() ?? 0, { timeoutMs: 40_000, accept: (w) => w > sentAt });
+    await caughtUp();
     const after = await get(shift);
     expect(compact(after.body.items)).toEqual(compact(before));
     expect(after.body.items.map((i) => i.revision)).toEqual(before.map((i) => i.revision));
@@ -227,8 +229,7 @@ describe('GET /stats/wfm/agent-summaries from events on a real topic', () => {
     // Closed intervals stay closed after the restart (their keys were stored as deltas by several batches): late
     // start events of the wrap (first batch) and of the missed ring (a later one) reopen nothing.
     await publish([agent.segmentStarted(at(20), 'Wrap', c1), agent.segmentStarted(at(24), 'Ringing', c2)]);
-    const lateAt = Date.now();
-    await eventually(() => service.watermark.upTo() ?? 0, { timeoutMs: 40_000, accept: (w) => w > lateAt });
+    await caughtUp();
     const still = await get(shift);
     expect(compact(still.body.items)).toEqual(compact(after.body.items));
     expect(still.body.items.map((i) => i.revision)).toEqual(after.body.items.map((i) => i.revision));
