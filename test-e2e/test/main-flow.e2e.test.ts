@@ -296,6 +296,16 @@ describe('main flow: provider, routing, agents and notifications through the gat
   });
 
   it('a duplicate Invoke with the same requestIds changes nothing', async () => {
+    // What the earlier tests started has all arrived and been logged (the last Releases may still be on their way
+    // after the one the previous test waited for), so the counts below change only if this Invoke does something.
+    for (const id of [ids.personal, ids.expiring]) await cc.notification(id as string, 'Release');
+    await eventually(() => cc.deliveries(), {
+      timeoutMs: asyncTimeoutMs,
+      what: 'every notification so far logged as delivered',
+      accept: (all) =>
+        all.every((d) => d.state === 'delivered') &&
+        new Set(all.map((d) => d.deliveryId)).size === new Set(cc.endpoint.received.map((p) => p.webhookId)).size,
+    });
     const before = { deliveries: (await cc.deliveries()).length, received: cc.endpoint.received.length };
     const res = expectStatus(await cc.invokeOnce(invokeBody), 202, 'duplicate Invoke');
     expect(res.body.results).toHaveLength(results.length);

@@ -1,6 +1,6 @@
 import { eventually } from '@cc/testing';
 import { expectOk } from '../support/api';
-import { Harness } from '../support/harness';
+import { Harness, type ReadEvent } from '../support/harness';
 import { scenario } from '../support/scenario';
 
 const h = new Harness();
@@ -37,9 +37,14 @@ describe('offer timeout (OFFER_TIMEOUT_MS 1500, MISSED_OFFERS_AWAY 2)', () => {
       db.collection('interactions').findOne({ accountId: api.accountId, _id: interactionId } as never),
     );
     expect(stored).toMatchObject({ state: 'queued', unexpectedOffers: 2 });
-    const activity = h.collector?.of(agentId) ?? [];
-    const rings = activity.filter((e) => e.type === 'agent-activity.segment-ended' && e.data.segment === 'Ringing');
-    expect(rings.map((e) => e.data.outcome)).toEqual(['Unexpected', 'Unexpected']);
+    // The agent's events are published after its write (the presence answer above can come first).
+    const endedRings = (events: ReadEvent[]) =>
+      events.filter((e) => e.type === 'agent-activity.segment-ended' && e.data.segment === 'Ringing');
+    const activity = await eventually(() => h.collector?.of(agentId) ?? [], {
+      accept: (e) => endedRings(e).length >= 2,
+      what: "both rings' ends on the agent's topic",
+    });
+    expect(endedRings(activity).map((e) => e.data.outcome)).toEqual(['Unexpected', 'Unexpected']);
     // Not offered again while Away: the trace says why.
     const trace = await eventually(
       async () => expectOk(await api.admin('GET', `/interactions/${interactionId}/trace`)).body,
