@@ -116,13 +116,15 @@ describe('gateway admin API', () => {
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ agentSummaries: false, conversationAnalysis: true, v0Statistics: false });
-    // No change, no event.
+    // No change, no event: the next change's event follows the previous one directly (one account, one partition).
     expect((await api('PATCH', '/admin/account/feature-flags', acctAdmin, { agentSummaries: false })).status).toBe(200);
+    expect((await api('PATCH', '/admin/account/feature-flags', acctAdmin, { v0Statistics: true })).status).toBe(200);
 
-    await eventually(() => events.length >= 2, { timeoutMs: 20000, what: 'two account events' });
+    await eventually(() => events.length >= 3, { timeoutMs: 20000, what: 'three account events' });
     expect(events.map((e) => [e.type, e.subject, e.data.changed])).toEqual([
       ['account.feature-flags-changed', accountId, ['agentSummaries']],
       ['account.feature-flags-changed', accountId, ['agentSummaries', 'v0Statistics']],
+      ['account.feature-flags-changed', accountId, ['v0Statistics']],
     ]);
     expect(events[1]?.data.flags).toEqual({ agentSummaries: false, conversationAnalysis: true, v0Statistics: false });
 
