@@ -1,5 +1,6 @@
 import { retry, retryPolicies } from '@cc/kit';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
+import { eventually } from './poll';
 
 /**
  * A topic's partition offsets, asked again while the broker answers with a retriable error: a broker just started, or
@@ -38,4 +39,35 @@ export async function skipTopicHistory(
   } finally {
     await admin.disconnect();
   }
+}
+
+/**
+ * Waits until `groupId` has committed, on every partition of `topic`, at least the offsets the topic ended at when
+ * this was called: every event published before then has been handled (a consumer commits only what it handled).
+ * The check for a test that expects an event to have no effect: a counter of handled events cannot tell, when other
+ * events share the topic.
+ */
+export async function committedThrough(
+  admin: Admin,
+  groupId: string,
+  topic: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const ends = (await topicOffsets(admin, topic)).map((o) => ({ partition: o.partition, end: BigInt(o.high) }));
+  await eventually(
+    async () => {
+      const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      const at = new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+      // Plain values: the timeout's message shows the last answer as JSON.
+      return ends
+        .filter(({ partition, end }) => (at.get(partition) ?? -1n) < end)
+        .map(({ partition, end }) => ({ partition, committed: String(at.get(partition) ?? 'none'), end: String(end) }));
+    },
+    {
+      timeoutMs,
+      intervalMs: 200,
+      accept: (behind) => behind.length === 0,
+      what: `${groupId} to commit ${topic} through its end`,
+    },
+  );
 }

@@ -3,7 +3,15 @@ import { appendFileSync } from 'node:fs';
 import { type CloudEvent, createKafka, EventProducer, EventSchemas, ensureTopics, newEvent } from '@cc/bus';
 import { createLogger, createSecretBox, type SecretBox } from '@cc/kit';
 import type { Runtime } from '@cc/runtime';
-import { CapturedLogs, freshName, startTestIssuer, type TestIssuer, testInfra, topicOffsets } from '@cc/testing';
+import {
+  CapturedLogs,
+  committedThrough,
+  freshName,
+  startTestIssuer,
+  type TestIssuer,
+  testInfra,
+  topicOffsets,
+} from '@cc/testing';
 import type { Kafka } from 'kafkajs';
 import { loadServiceConfig } from '../../src/config';
 import { sealedAad } from '../../src/domain/sealed-secrets';
@@ -210,6 +218,17 @@ export class NotifierHarness {
         durationMs: 5000,
       }),
     };
+  }
+
+  /** Waits until the notifier has handled and committed every interaction event published so far. */
+  async handledSoFar(): Promise<void> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      await committedThrough(admin, this.env.KAFKA_GROUP_ID as string, 'cc.interaction.v1');
+    } finally {
+      await admin.disconnect();
+    }
   }
 
   /** Publishes interaction events in order (one send, so they keep their order on their partition). */

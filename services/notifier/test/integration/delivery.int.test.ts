@@ -155,6 +155,8 @@ describe('notifier deliveries', () => {
     await h.publishInteraction([a.queued, a.assigned, a.released]);
     await h.publishInteraction([b.queued, b.assigned, b.released]);
     await eventually(async () => (await handled()) >= before + 6, { what: 'events handled' });
+    // The count above may include other tests' events on the shared topic: these two are handled once committed.
+    await h.handledSoFar();
     for (const id of [a.interactionId, b.interactionId]) {
       expect(await conn?.collection('deliveries').countDocuments({ interactionId: id })).toBe(0);
     }
@@ -209,6 +211,7 @@ describe('notifier deliveries', () => {
       { what: 'the transferred call’s Release delivered', timeoutMs: 60_000 },
     );
     await eventually(async () => (await handled()) >= before + 5, { what: 'all five events handled' });
+    await h.handledSoFar();
     const release = ep.received.find((r) => r.notifications[0]?.notification === 'Release');
     expect(release?.notifications[0]?.objectid).toBe(moved.interactionId);
     expect(release?.notifications[0]?.params.Agent).toBe('jane.doe');
