@@ -6,7 +6,10 @@
  * Writes bench/results/routing.json and routing.md at the repository root (run by `./cc bench`, or
  * `pnpm --filter @cc/routing bench`).
  */
+
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { resolve } from 'node:path';
 import { loadConfig } from '@cc/kit';
 import { dropDatabase, freshName, startGatewayProcess, startTestIssuer, writeBenchResult } from '@cc/testing';
@@ -123,17 +126,41 @@ async function startGroupAtEnd(groupId: string, topic: string): Promise<void> {
   }
 }
 
+/**
+ * The load client: plain `node:http` over kept-alive connections. It shares this process (and the machine's two
+ * cores) with routing, so it should cost as little as it can: global `fetch` (undici with web streams) was about
+ * a sixth of this process's CPU profile at 24 clients, and costs ~3.5× the CPU per request of this client.
+ */
+const clientAgent = new Agent({ keepAlive: true, maxSockets: 256 });
+const clientTlsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 256 });
+
 async function call(base: string, method: string, path: string, token: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  const payload = body !== undefined ? JSON.stringify(body) : undefined;
+  const { status, text } = await new Promise<{ status: number; text: string }>((done, fail) => {
+    const tls = base.startsWith('https:');
+    const req = (tls ? httpsRequest : httpRequest)(
+      `${base}${path}`,
+      {
+        method,
+        agent: tls ? clientTlsAgent : clientAgent,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(payload !== undefined
+            ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }
+            : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => done({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', fail);
+      },
+    );
+    req.on('error', fail);
+    req.end(payload);
   });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  if (status >= 300) throw new Error(`${method} ${path}: ${status} ${text}`);
   return text ? JSON.parse(text) : undefined;
 }
 
@@ -341,7 +368,18 @@ process.on('exit', () => {
 
 function commandCounter() {
   let total = 0;
+  let inFlight = 0;
   const byKind = new Map<string, number>();
+  // Commands still running count too: a command sent is not one done, and a bulk write can run for seconds.
+  const out = () => {
+    inFlight++;
+  };
+  const back = () => {
+    inFlight = Math.max(0, inFlight - 1);
+  };
+  // The in-process service's connections (the default one, never opened, has no client).
+  const clients = mongoose.connections.flatMap((c) => (c.readyState === 1 ? [c.getClient()] : []));
+  for (const client of clients) client.on('connectionCheckedOut', out).on('connectionCheckedIn', back);
   const previous = mongoose.get('debug');
   mongoose.set('debug', (collection: string, method: string) => {
     total++;
@@ -362,8 +400,15 @@ function commandCounter() {
     get total() {
       return total;
     },
+    /** Store connections of this process checked out now: commands sent and not yet answered. */
+    get inFlight() {
+      return inFlight;
+    },
     snapshot: () => new Map(byKind),
-    stop: () => mongoose.set('debug', previous),
+    stop: () => {
+      mongoose.set('debug', previous);
+      for (const client of clients) client.off('connectionCheckedOut', out).off('connectionCheckedIn', back);
+    },
   };
 }
 
@@ -400,14 +445,17 @@ mongoose.plugin((schema) => {
   });
 });
 
-/** Waits until routing sent no store command for `quietMs` (its pass and outbox clears are done), or the deadline. */
+/**
+ * Waits until routing sent no store command and had none running for `quietMs` (its pass and outbox clears are
+ * done, and the store has answered them), or the deadline.
+ */
 async function settle(counter: Counter, quietMs: number, deadlineMs: number): Promise<void> {
   const giveUp = Date.now() + deadlineMs;
   let last = counter.total;
   let since = Date.now();
   while (Date.now() < giveUp) {
     await new Promise((r) => setTimeout(r, 50));
-    if (counter.total !== last) {
+    if (counter.total !== last || counter.inFlight > 0) {
       last = counter.total;
       since = Date.now();
     } else if (Date.now() - since >= quietMs) return;
@@ -469,6 +517,14 @@ function ownTicks(pid: number): number {
   return Number(f[11]) + Number(f[12]);
 }
 
+/** CPU ticks the whole machine spent working (every core: user, nice, system, irq, softirq), from /proc/stat. */
+function machineTicks(): number {
+  if (!existsSync('/proc/stat')) return 0;
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+  // user nice system idle iowait irq softirq steal …: idle, iowait and the hypervisor's steal are not work here.
+  return [0, 1, 2, 5, 6].reduce((a, i) => a + (cpu[i] ?? 0), 0);
+}
+
 function childrenOf(pid: number): number[] {
   if (!existsSync(`/proc/${pid}/task`)) return [];
   return readdirSync(`/proc/${pid}/task`).flatMap((task) => {
@@ -484,7 +540,9 @@ function ticksOf(pid: number): number {
 
 /**
  * CPU used meanwhile, in % of one core: this process (routing in-process and the bench client), its
- * children (the gateway) and the store's processes (shared with whatever else runs on the machine).
+ * children (the gateway), the store's processes, and the whole machine (every process, every core: 200 % is
+ * all of two cores). Beside them, how much of the time this process's event loop was busy: near 100 % while
+ * the process used much less CPU means it waited for a core, not for the store.
  */
 function cpuMeter() {
   const store = storePids();
@@ -492,17 +550,22 @@ function cpuMeter() {
     routing: ownTicks(process.pid),
     gateway: childrenOf(process.pid).reduce((a, c) => a + ticksOf(c), 0),
     store: store.reduce((a, p) => a + ticksOf(p), 0),
+    machine: machineTicks(),
     at: performance.now(),
   });
   const start = read();
+  const elu = performance.eventLoopUtilization();
   return () => {
     const end = read();
+    const loop = performance.eventLoopUtilization(elu);
     const seconds = (end.at - start.at) / 1000;
     const pct = (ticks: number) => Math.round((ticks / 100 / seconds) * 1000) / 10;
     return {
       routingAndClientPercent: pct(end.routing - start.routing),
+      routingAndClientEventLoopBusyPercent: Math.round(loop.utilization * 1000) / 10,
       gatewayPercent: pct(end.gateway - start.gateway),
       storePercent: store.length ? pct(end.store - start.store) : null,
+      machinePercent: pct(end.machine - start.machine),
     };
   };
 }
@@ -543,6 +606,8 @@ async function backlogPhase(t: Target, counter: Counter) {
   const hz = 100; // USER_HZ on Linux
   const store = storePids();
   const commandsBefore = counter.total;
+  const docsAtRest = docsRead;
+  const restCommands = loadCommands(counter);
   const own0 = ticksOf(process.pid);
   const store0 = store.reduce((a, p) => a + ticksOf(p), 0);
   const t0 = performance.now();
@@ -556,6 +621,10 @@ async function backlogPhase(t: Target, counter: Counter) {
     routingAndGatewayCpuPercent: pct(ticksOf(process.pid) - own0),
     storeCpuPercent: store.length ? pct(store.reduce((a, p) => a + ticksOf(p), 0) - store0) : null,
     storeCommandsFromRouting: counter.total - commandsBefore,
+    // A lease owner reads a held account whole once a lease length after taking it over, then every
+    // ENGINE_RELOAD_MS (its safety reload): when that falls in the window, this is the backlog's size.
+    docsReadFromStore: docsRead - docsAtRest,
+    storeCommandsByKind: restCommands(1).byCommand,
   };
   process.stdout.write(
     `[bench] backlog at rest ${JSON.stringify(idle)}\n[bench] Invoke 1 object x ${singleCount} with ${backlogSize} queued\n`,
