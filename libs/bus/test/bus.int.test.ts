@@ -16,6 +16,7 @@ import {
   OutboxRelay,
   outboxEntries,
   outboxField,
+  stagedFields,
   startConsumer,
   withEvents,
 } from '../src';
@@ -471,8 +472,68 @@ describe('outbox', () => {
     await eventually(() => got.length === 2, { what: 'two events' });
     expect(got.map((m) => JSON.parse(m.value).id)).toEqual([a.id, b.id]);
     const doc = await Order().findById('order-43').lean<{ qty: number; outbox: unknown[] }>();
-    expect(doc).toMatchObject({ qty: 2, outbox: [] });
+    expect(doc).toMatchObject({ qty: 2, outbox: [], outboxPending: false });
     expect(await relay.runOnce()).toBe(0);
+  });
+
+  it('flags a document pending from the write that staged entries until they are cleared', async () => {
+    const { topic } = await topicPair();
+    await Order().create({ _id: 'order-60', accountId: 'acc1', qty: 1, ...stagedFields(outboxEntries(topic, [])) });
+    expect(await Order().findById('order-60').lean()).not.toHaveProperty('outboxPending');
+    await Order().updateOne({ _id: 'order-60' }, withEvents({ $set: { qty: 2 } }, topic, [placed(1, 'order-60')]));
+    expect(await Order().findById('order-60').lean()).toMatchObject({ qty: 2, outboxSeq: 1, outboxPending: true });
+    await new OutboxRelay({ models: [Order()], producer, logger }).flush(Order(), 'order-60');
+    expect(await Order().findById('order-60').lean()).toMatchObject({ outbox: [], outboxPending: false });
+  });
+
+  it('sweeps only flagged documents periodically; a full sweep also finds entries a version before the flag left', async () => {
+    const { topic } = await topicPair();
+    const got = await collect(topic);
+    const flagged = placed(5, 'order-61');
+    const unflagged = placed(6, 'order-62');
+    await Order().create({
+      _id: 'order-61',
+      accountId: 'acc1',
+      qty: 5,
+      ...stagedFields(outboxEntries(topic, [flagged])),
+    });
+    // Written by a version before `outboxPending`: entries, no flag.
+    await Order().collection.insertOne({
+      _id: 'order-62',
+      accountId: 'acc1',
+      qty: 6,
+      outbox: outboxEntries(topic, [unflagged]),
+      outboxSeq: 1,
+    } as never);
+    const relay = new OutboxRelay({ models: [Order()], producer, logger, graceMs: 0 });
+    await relay.runOnce(0, { pendingOnly: true });
+    await eventually(() => got.length, { accept: (n) => n >= 1, what: 'the flagged entry' });
+    expect(await Order().findById('order-61').lean()).toMatchObject({ outbox: [], outboxPending: false });
+    expect(await Order().findById('order-62').lean<{ outbox: unknown[] }>()).toMatchObject({ outbox: [{}] });
+    await relay.runOnce(0);
+    await eventually(() => got.length, { accept: (n) => n >= 2, what: 'the unflagged entry' });
+    expect(got.map((m) => JSON.parse(m.value).id)).toEqual([flagged.id, unflagged.id]);
+    expect(await Order().findById('order-62').lean()).toMatchObject({ outbox: [], outboxPending: false });
+  });
+
+  it('sweeps every document at start (twice), then only flagged ones', async () => {
+    const watched = await mongoose
+      .createConnection((await testInfra()).mongoUrl, { dbName: conn.name, monitorCommands: true })
+      .asPromise();
+    const filters: Record<string, unknown>[] = [];
+    watched.getClient().on('commandStarted', (e) => {
+      if (e.commandName === 'find') filters.push(e.command.filter as Record<string, unknown>);
+    });
+    const model = watched.model('Order', Order().schema) as OutboxModel;
+    const relay = new OutboxRelay({ models: [model], producer, logger, graceMs: 50, sweepMs: 100 });
+    try {
+      relay.start();
+      await eventually(() => filters.length, { accept: (n) => n >= 4, what: 'four sweeps' });
+    } finally {
+      await relay.stop();
+      await watched.close();
+    }
+    expect(filters.slice(0, 4).map((f) => f.outboxPending ?? null)).toEqual([null, null, true, true]);
   });
 });
 

@@ -59,7 +59,7 @@ describe('withEvents', () => {
     expect(pushed.map((e) => e._id)).toEqual([a.id, b.id]);
     expect(pushed[0]?.topic).toBe('cc.t.v1');
     expect(u.$inc).toEqual({ version: 1, outboxSeq: 2 });
-    expect(u.$set).toEqual({ qty: 2 });
+    expect(u.$set).toEqual({ qty: 2, outboxPending: true });
   });
 });
 

@@ -1,4 +1,4 @@
-import { type CloudEvent, type EagerPublisher, outboxEntries, withEvents } from '@cc/bus';
+import { type CloudEvent, type EagerPublisher, outboxEntries, stagedFields, withEvents } from '@cc/bus';
 import { crossAccount, forAccount, isDuplicateKeyError } from '@cc/store';
 import type { Model } from 'mongoose';
 import type { CategoryRule } from '../domain/categories';
@@ -79,8 +79,7 @@ export class AnalysisRepository {
         await forAccount(this.Analysis, work.accountId).insertOne({
           _id,
           ...set,
-          outbox: outboxEntries(analysisTopic, [started]),
-          outboxSeq: 1,
+          ...stagedFields(outboxEntries(analysisTopic, [started])),
         } as never);
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
@@ -177,7 +176,7 @@ export class AnalysisRepository {
       missing.map((guid) =>
         forAccount<AnalysisDoc>(this.Analysis, accountId).findOne(
           { _id: analysisId(accountId, guid) },
-          { projection: { outbox: 0, segments: 0 } },
+          { projection: { outbox: 0, outboxPending: 0, segments: 0 } },
         ),
       ),
     );

@@ -1,4 +1,4 @@
-import { type CloudEvent, outboxEntries, withEvents } from '@cc/bus';
+import { type CloudEvent, outboxEntries, stagedFields, withEvents } from '@cc/bus';
 import { crossAccount, isDuplicateKeyError } from '@cc/store';
 import type { Model } from 'mongoose';
 import { gatewayError, gatewayErrors } from '../domain/errors';
@@ -22,8 +22,7 @@ export class AccountRepository {
       rateLimit: null,
       version: 0,
       updatedAt: doc.createdAt,
-      outbox: outboxEntries(topic, events),
-      outboxSeq: events.length,
+      ...stagedFields(outboxEntries(topic, events)),
     };
     try {
       await crossAccount(this.model, 'tenant registry: accounts are platform data').insertOne(full as never);
@@ -49,8 +48,7 @@ export class AccountRepository {
           rateLimit: null,
           version: 0,
           updatedAt: doc.createdAt,
-          outbox: outboxEntries(topic, events),
-          outboxSeq: events.length,
+          ...stagedFields(outboxEntries(topic, events)),
         },
       },
       { upsert: true },
@@ -60,7 +58,10 @@ export class AccountRepository {
 
   /** The account, or undefined. */
   async get(accountId: string): Promise<AccountDoc | undefined> {
-    return (await this.model.findById(accountId, { outbox: 0, outboxSeq: 0 }).lean<AccountDoc>()) ?? undefined;
+    return (
+      (await this.model.findById(accountId, { outbox: 0, outboxSeq: 0, outboxPending: 0 }).lean<AccountDoc>()) ??
+      undefined
+    );
   }
 
   /** Every account, one page at a time (platform administration). */

@@ -16,7 +16,7 @@ export async function readPage<T>(
 ): Promise<Page<T>> {
   const [items, totalCount] = await Promise.all([
     model
-      .find(filter, { outbox: 0, outboxSeq: 0 })
+      .find(filter, { outbox: 0, outboxSeq: 0, outboxPending: 0 })
       .sort({ createdAt: 1, _id: 1 })
       .skip((page - 1) * limit)
       .limit(limit)

@@ -48,7 +48,7 @@ export interface DeliveryListQuery {
   limit: number;
 }
 
-const recoveryProjection = { attempts: 0, outbox: 0 };
+const recoveryProjection = { attempts: 0, outbox: 0, outboxPending: 0 };
 const bulkChunk = 50;
 
 /**
@@ -194,14 +194,14 @@ export class DeliveryRepository {
     if (q.provider) filter.provider = q.provider;
     if (q.state) filter.state = q.state;
     if (q.since) filter.createdAt = { $gte: new Date(q.since) };
-    const all = await this.scoped.find(filter, { outbox: 0, body: 0 }).lean<DeliveryDoc[]>();
+    const all = await this.scoped.find(filter, { outbox: 0, outboxPending: 0, body: 0 }).lean<DeliveryDoc[]>();
     all.sort((a, b) => new Date(b.createdAt).getTime() - new Date(a.createdAt).getTime() || (a._id < b._id ? -1 : 1));
     return { items: all.slice((q.page - 1) * q.limit, q.page * q.limit), total: all.length };
   }
 
   /** One delivery of the account. */
   async get(accountId: string, id: string): Promise<DeliveryDoc | null> {
-    return this.scoped.findOne({ accountId, _id: id }, { outbox: 0 }).lean<DeliveryDoc>();
+    return this.scoped.findOne({ accountId, _id: id }, { outbox: 0, outboxPending: 0 }).lean<DeliveryDoc>();
   }
 
   /**
@@ -240,7 +240,7 @@ export class DeliveryRepository {
     states: DeliveryDoc['state'][],
   ): Promise<DeliveryDoc[]> {
     const found = await this.scoped
-      .find({ accountId, provider, createdAt: { $gte: since } }, { outbox: 0, attempts: 0 })
+      .find({ accountId, provider, createdAt: { $gte: since } }, { outbox: 0, outboxPending: 0, attempts: 0 })
       .lean<DeliveryDoc[]>();
     return found.filter((d) => states.includes(d.state));
   }
@@ -267,7 +267,10 @@ function outcomeUpdate(w: OutcomeWrite): mongo.UpdateFilter<DeliveryDoc> {
   if (w.outbox.length) $push.outbox = { $each: w.outbox };
   const $inc: Record<string, number> = { version: 1 };
   if (w.attemptsMade) $inc.attemptCount = w.attemptsMade;
-  if (w.outbox.length) $inc.outboxSeq = w.outbox.length;
+  if (w.outbox.length) {
+    $inc.outboxSeq = w.outbox.length;
+    $set.outboxPending = true;
+  }
   return { $set, $inc, ...(Object.keys($push).length ? { $push } : {}) } as mongo.UpdateFilter<DeliveryDoc>;
 }
 

@@ -72,13 +72,13 @@ export class ProviderRepository {
 
   /** One provider of an account. */
   async get(accountId: string, provider: string): Promise<ProviderDoc | null> {
-    return this.scoped.findOne({ accountId, provider }, { outbox: 0 }).lean<ProviderDoc>();
+    return this.scoped.findOne({ accountId, provider }, { outbox: 0, outboxPending: 0 }).lean<ProviderDoc>();
   }
 
   /** Every provider (read once at start: the pipeline keeps the read model in memory). */
   async all(): Promise<ProviderDoc[]> {
     return crossAccount<ProviderDoc>(this.scoped, "the dispatcher keeps every account's providers in memory")
-      .find({}, { projection: { outbox: 0 } })
+      .find({}, { projection: { outbox: 0, outboxPending: 0 } })
       .toArray();
   }
 
@@ -104,7 +104,7 @@ export class ProviderRepository {
     const filter = { accountId, deleted: false, endpoint: { $ne: null } };
     const [items, total] = await Promise.all([
       this.scoped
-        .find(filter, { outbox: 0, sealed: 0 })
+        .find(filter, { outbox: 0, outboxPending: 0, sealed: 0 })
         .sort({ provider: 1 })
         .skip((page - 1) * limit)
         .limit(limit)

@@ -1,4 +1,4 @@
-import { type CloudEvent, outboxEntries, withEvents } from '@cc/bus';
+import { type CloudEvent, outboxEntries, stagedFields, withEvents } from '@cc/bus';
 import { isDuplicateKeyError } from '@cc/store';
 import type { Model } from 'mongoose';
 import { providerTopic } from '../events/topics';
@@ -60,7 +60,7 @@ export class ProviderRepository {
   /** Inserts a new provider with its events staged; false when the name was inserted concurrently. */
   async insert(doc: NewProviderDoc, events: CloudEvent[]): Promise<boolean> {
     try {
-      await this.Provider.create({ ...doc, outbox: outboxEntries(providerTopic, events), outboxSeq: events.length });
+      await this.Provider.create({ ...doc, ...stagedFields(outboxEntries(providerTopic, events)) });
       return true;
     } catch (err) {
       if (isDuplicateKeyError(err)) return false;

@@ -1,4 +1,4 @@
-import { type CloudEvent, outboxEntries, withEvents } from '@cc/bus';
+import { type CloudEvent, outboxEntries, stagedFields, withEvents } from '@cc/bus';
 import { forAccount } from '@cc/store';
 import { nameKey } from '../domain/names';
 import type { AgentRecord } from '../domain/types';
@@ -13,7 +13,7 @@ import type { Models } from './models';
 type Doc = Record<string, any>;
 
 function toRecord(doc: Doc): AgentRecord {
-  const { _id, outbox: _o, outboxSeq: _s, usernameKey: _k, workCount: _w, dirty: _x, ...rest } = doc;
+  const { _id, outbox: _o, outboxSeq: _s, outboxPending: _p, usernameKey: _k, workCount: _w, dirty: _x, ...rest } = doc;
   return { ...(rest as Omit<AgentRecord, 'agentId'>), agentId: _id as string };
 }
 
@@ -57,8 +57,7 @@ export class AgentRepository {
         usernameKey: nameKey(agent.username),
         workCount: agent.work.length,
         dirty: true,
-        outbox: outboxEntries(agentActivityTopic, events),
-        outboxSeq: events.length,
+        ...stagedFields(outboxEntries(agentActivityTopic, events)),
       } as never);
       this.memory?.noteAgent(agent.accountId, agent);
       return true;
@@ -70,7 +69,9 @@ export class AgentRepository {
 
   /** One agent of the account, or null. */
   async get(accountId: string, agentId: string): Promise<AgentRecord | null> {
-    const doc = await this.models.agents.findOne({ accountId, _id: agentId }, { outbox: 0 }).lean<Doc>();
+    const doc = await this.models.agents
+      .findOne({ accountId, _id: agentId }, { outbox: 0, outboxPending: 0 })
+      .lean<Doc>();
     if (!doc) return null;
     const agent = toRecord(doc);
     this.memory?.noteAgent(accountId, agent);
@@ -80,7 +81,7 @@ export class AgentRepository {
   /** The agent with this username (case-insensitive), or null. */
   async byUsername(accountId: string, username: string): Promise<AgentRecord | null> {
     const doc = await this.models.agents
-      .findOne({ accountId, usernameKey: nameKey(username) }, { outbox: 0 })
+      .findOne({ accountId, usernameKey: nameKey(username) }, { outbox: 0, outboxPending: 0 })
       .lean<Doc>();
     return doc ? toRecord(doc) : null;
   }
@@ -90,13 +91,15 @@ export class AgentRepository {
    * those carrying the change flag at their version.
    */
   async all(accountId: string): Promise<{ items: AgentRecord[]; dirty: Map<string, number> }> {
-    const docs = await this.models.agents.find({ accountId }, { outbox: 0 }).lean<Doc[]>();
+    const docs = await this.models.agents.find({ accountId }, { outbox: 0, outboxPending: 0 }).lean<Doc[]>();
     return { items: docs.map(toRecord), dirty: flagged(docs) };
   }
 
   /** The agents changed by writes the lease owner has not seen (as `InteractionRepository.changed`). */
   async changed(accountId: string): Promise<{ items: AgentRecord[]; dirty: Map<string, number> }> {
-    const docs = await this.models.agents.find({ accountId, dirty: true }, { outbox: 0 }).lean<Doc[]>();
+    const docs = await this.models.agents
+      .find({ accountId, dirty: true }, { outbox: 0, outboxPending: 0 })
+      .lean<Doc[]>();
     return { items: docs.map(toRecord), dirty: flagged(docs) };
   }
 
@@ -115,7 +118,7 @@ export class AgentRepository {
   async page(accountId: string, skip: number, limit: number): Promise<{ items: AgentRecord[]; total: number }> {
     const [docs, total] = await Promise.all([
       this.models.agents
-        .find({ accountId }, { outbox: 0 })
+        .find({ accountId }, { outbox: 0, outboxPending: 0 })
         .sort({ usernameKey: 1 })
         .skip(skip)
         .limit(limit)

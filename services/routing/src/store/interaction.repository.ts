@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type CloudEvent, type OutboxEntry, withEvents } from '@cc/bus';
+import { type CloudEvent, type OutboxEntry, stagedFields, withEvents } from '@cc/bus';
 import { forAccount, forAccounts } from '@cc/store';
 import { releaseKey } from '../domain/interaction';
 import type { Decision, InteractionRecord } from '../domain/types';
@@ -38,7 +38,17 @@ const mutable = [
 ] as const;
 
 function toRecord(doc: Doc): InteractionRecord {
-  const { _id, outbox: _o, outboxSeq: _s, updatedAt: _u, decisionCount: _c, decisions: _d, dirty: _x, ...rest } = doc;
+  const {
+    _id,
+    outbox: _o,
+    outboxSeq: _s,
+    outboxPending: _p,
+    updatedAt: _u,
+    decisionCount: _c,
+    decisions: _d,
+    dirty: _x,
+    ...rest
+  } = doc;
   return {
     ...(rest as Omit<InteractionRecord, 'interactionId' | 'decisions'>),
     decisions: [],
@@ -132,8 +142,7 @@ export class InteractionRepository {
         decisionCount: 0,
         // A write the account's lease owner has not seen yet (see `changed`).
         dirty: true,
-        outbox,
-        outboxSeq: outbox.length,
+        ...stagedFields(outbox),
       };
     });
     const refused = await this.inserts.add(docs);
@@ -145,7 +154,9 @@ export class InteractionRepository {
 
   /** One live interaction of the account (without its trace), or null. */
   async get(accountId: string, interactionId: string): Promise<InteractionRecord | null> {
-    const doc = await this.models.interactions.findOne({ accountId, _id: interactionId }, { outbox: 0 }).lean<Doc>();
+    const doc = await this.models.interactions
+      .findOne({ accountId, _id: interactionId }, { outbox: 0, outboxPending: 0 })
+      .lean<Doc>();
     if (!doc) return null;
     this.memory?.noteInteraction(accountId, toLive(doc));
     return toRecord(doc);
@@ -154,8 +165,9 @@ export class InteractionRepository {
   /** One interaction with its routing trace (decisions in the order taken), live or archived, or null. */
   async getWithTrace(accountId: string, interactionId: string): Promise<InteractionRecord | null> {
     const doc =
-      (await this.models.interactions.findOne({ accountId, _id: interactionId }, { outbox: 0 }).lean<Doc>()) ??
-      (await this.models.archive.findOne({ accountId, _id: interactionId }).lean<Doc>());
+      (await this.models.interactions
+        .findOne({ accountId, _id: interactionId }, { outbox: 0, outboxPending: 0 })
+        .lean<Doc>()) ?? (await this.models.archive.findOne({ accountId, _id: interactionId }).lean<Doc>());
     if (!doc) return null;
     const decisions = await this.models.decisions
       .find({ accountId, interactionId })
@@ -292,7 +304,7 @@ export class InteractionRepository {
    * the lease, or as a safety net); `dirty` lists those carrying the change flag at their version.
    */
   async live(accountId: string): Promise<{ items: LiveInteraction[]; dirty: Map<string, number> }> {
-    const docs = await this.models.interactions.find({ accountId }, { outbox: 0 }).lean<Doc[]>();
+    const docs = await this.models.interactions.find({ accountId }, { outbox: 0, outboxPending: 0 }).lean<Doc[]>();
     return { items: docs.map(toLive), dirty: flagged(docs) };
   }
 
@@ -303,7 +315,9 @@ export class InteractionRepository {
    * then clears the flags with {@link seen}.
    */
   async changed(accountId: string): Promise<{ items: LiveInteraction[]; dirty: Map<string, number> }> {
-    const docs = await this.models.interactions.find({ accountId, dirty: true }, { outbox: 0 }).lean<Doc[]>();
+    const docs = await this.models.interactions
+      .find({ accountId, dirty: true }, { outbox: 0, outboxPending: 0 })
+      .lean<Doc[]>();
     return { items: docs.map(toLive), dirty: flagged(docs) };
   }
 
@@ -415,7 +429,7 @@ export class InteractionRepository {
     if (!doc) this.memory?.forgetInteraction(accountId, interactionId);
     else this.memory?.noteInteraction(accountId, toLive(doc));
     if (!doc || doc.state !== 'ended' || (doc.outbox?.length ?? 0) > 0) return false;
-    const { outbox: _o, outboxSeq: _s, ...rest } = doc;
+    const { outbox: _o, outboxSeq: _s, outboxPending: _p, ...rest } = doc;
     try {
       await forAccount(this.models.archive, accountId).insertOne(rest as never);
     } catch (err) {
