@@ -533,9 +533,21 @@ function childrenOf(pid: number): number[] {
   });
 }
 
-/** CPU ticks (user+system) of a pid and its children (the gateway is a child of this process). */
+/** CPU ticks (user+system) a pid's children used that exited and were waited for (stat's cutime, cstime). */
+function reapedTicks(pid: number): number {
+  if (!existsSync(`/proc/${pid}/stat`)) return 0;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(f[13]) + Number(f[14]);
+}
+
+/**
+ * CPU ticks (user+system) of a pid and its children (the gateway is a child of this process): those alive now by
+ * their own count, those gone by their parent's (a store connection closed in a window took its ticks with it, and
+ * the store's CPU came out negative).
+ */
 function ticksOf(pid: number): number {
-  return ownTicks(pid) + childrenOf(pid).reduce((a, c) => a + ticksOf(c), 0);
+  return ownTicks(pid) + reapedTicks(pid) + childrenOf(pid).reduce((a, c) => a + ticksOf(c), 0);
 }
 
 /**
