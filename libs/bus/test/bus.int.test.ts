@@ -516,6 +516,59 @@ describe('outbox', () => {
     expect(await Order().findById('order-62').lean()).toMatchObject({ outbox: [], outboxPending: false });
   });
 
+  it('drains more than one batch in one sweep, going past a document it cannot publish', async () => {
+    const { topic } = await topicPair();
+    const got = await collect(topic);
+    const Drained = (conn.models.Drained ??
+      conn.model(
+        'Drained',
+        new Schema({ _id: String, accountId: String, ...outboxField }, { versionKey: false }),
+      )) as OutboxModel;
+    const bad = { ...placed(1, 'd-bad'), data: { qty: 'not a number' } } as CloudEvent; // never publishable
+    await Drained.create({ _id: 'd-bad', accountId: 'acc1', ...stagedFields(outboxEntries(topic, [bad])) });
+    // Five flagged documents, then five a version before the flag left; each sweep reads two at a time.
+    const flagged = [1, 2, 3, 4, 5].map((i) => placed(i, `d-f${i}`));
+    for (const e of flagged)
+      await Drained.create({ _id: `${e.subject}`, accountId: 'acc1', ...stagedFields(outboxEntries(topic, [e])) });
+    const unflagged = [6, 7, 8, 9, 10].map((i) => placed(i, `d-u${i}`));
+    for (const e of unflagged)
+      await Drained.collection.insertOne({
+        _id: `${e.subject}`,
+        accountId: 'acc1',
+        outbox: outboxEntries(topic, [e]),
+        outboxSeq: 1,
+      } as never);
+    const relay = new OutboxRelay({ models: [Drained], producer, logger, graceMs: 0, batchSize: 2 });
+    expect(await relay.runOnce(0, { pendingOnly: true })).toBe(5);
+    await eventually(() => got.length, { accept: (n) => n >= 5, what: 'the flagged entries' });
+    expect(new Set(got.map((m) => JSON.parse(m.value).id))).toEqual(new Set(flagged.map((e) => e.id)));
+    expect(await relay.runOnce(0)).toBe(5);
+    await eventually(() => got.length, { accept: (n) => n >= 10, what: 'the unflagged entries' });
+    expect(new Set(got.slice(5).map((m) => JSON.parse(m.value).id))).toEqual(new Set(unflagged.map((e) => e.id)));
+    const left = await Drained.find({ 'outbox.0': { $exists: true } }, { _id: 1 }).lean();
+    expect(left.map((d) => d._id)).toEqual(['d-bad']); // kept for inspection; everything else cleared
+    expect(await Drained.countDocuments({ outboxPending: true })).toBe(1);
+  });
+
+  it('clears the flag of every document a grouped publish (publishStagedMany) sent', async () => {
+    const { topic } = await topicPair();
+    const got = await collect(topic);
+    const ids = ['order-71', 'order-72', 'order-73'];
+    const items = [];
+    for (const [i, id] of ids.entries()) {
+      const fields = stagedFields(outboxEntries(topic, [placed(i + 1, id)]));
+      await Order().create({ _id: id, accountId: 'acc1', qty: 1, ...fields });
+      items.push({ id, staged: { entries: fields.outbox, seq: fields.outboxSeq } });
+    }
+    await new OutboxRelay({ models: [Order()], producer, logger }).publishStagedMany(Order(), items);
+    await eventually(() => got.length, { accept: (n) => n >= 3, what: 'three events' });
+    const docs = await Order()
+      .find({ _id: { $in: ids } }, { outbox: 1, outboxPending: 1 })
+      .sort({ _id: 1 })
+      .lean();
+    expect(docs).toEqual(ids.map((_id) => ({ _id, outbox: [], outboxPending: false })));
+  });
+
   it('sweeps every document at start (twice), then only flagged ones', async () => {
     const watched = await mongoose
       .createConnection((await testInfra()).mongoUrl, { dbName: conn.name, monitorCommands: true })

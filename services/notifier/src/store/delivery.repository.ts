@@ -246,7 +246,8 @@ export class DeliveryRepository {
   }
 }
 
-function outcomeUpdate(w: OutcomeWrite): mongo.UpdateFilter<DeliveryDoc> {
+/** The version-checked update one outcome write sends (exported for its unit test). */
+export function outcomeUpdate(w: OutcomeWrite): mongo.UpdateFilter<DeliveryDoc> {
   const finished = w.state === 'delivered' || w.state === 'dead';
   const $set: Record<string, unknown> = {
     state: w.state,
