@@ -108,16 +108,20 @@ async function startGatewayAt(
       await dropping;
     }
   };
+  // A gateway that exits while starting fails at once, with its output, rather than after the readiness wait.
   await eventually(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`gateway exited ${child.exitCode}: ${output()}`);
-      return (await fetch(`${url}/readyz`).catch(() => undefined))?.ok === true;
-    },
+    async () => child.exitCode !== null || (await fetch(`${url}/readyz`).catch(() => undefined))?.ok === true,
     { timeoutMs: 90_000, intervalMs: 300, what: 'gateway ready' },
-  ).catch(async (err) => {
-    await stop();
-    throw err;
-  });
+  )
+    .then(async () => {
+      if (child.exitCode === null) return;
+      await new Promise((r) => setTimeout(r, 200)); // the last of its output
+      throw new Error(`gateway exited ${child.exitCode}: ${output()}`);
+    })
+    .catch(async (err) => {
+      await stop();
+      throw err;
+    });
 
   const issue = async (clientId: string, secret: string, scope: string): Promise<string> => {
     const res = await fetch(`${url}/Auth/connect/token`, {

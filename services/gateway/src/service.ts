@@ -75,6 +75,7 @@ export async function startService(
       logger: logger.child({ component: 'signing-keys' }),
     });
     await keyRing.init();
+    await keyRing.checkActive();
     keyRing.start(config.SIGNING_KEY_RELOAD_MS);
     const ring = keyRing;
     runtime.onShutdown('signing key reload', async () => ring.stop());

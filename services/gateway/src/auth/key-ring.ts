@@ -50,6 +50,21 @@ export class KeyRing {
     }
   }
 
+  /**
+   * Opens the key that signs now. A gateway given other `CC_ENCRYPTION_KEYS` than the ones that sealed it fails
+   * at start with the reason, instead of starting and answering every token request with a 500.
+   */
+  async checkActive(): Promise<void> {
+    const doc = [...this.keys].reverse().find((k) => k.activatesAt <= new Date()) ?? this.keys[0];
+    try {
+      await this.active();
+    } catch (err) {
+      throw new Error(
+        `token signing key ${doc?._id} cannot be opened with CC_ENCRYPTION_KEYS (it was sealed under encryption key id '${doc ? this.box.keyIdOf(doc.privateKeySealed) : ''}'): ${(err as Error).message}; start the gateway with the encryption keys that sealed it`,
+      );
+    }
+  }
+
   /** Re-reads the keys (rotations by another replica or the CLI) and notifies listeners when the set changed. */
   async reload(): Promise<void> {
     const before = this.keys.map((k) => `${k._id}:${k.retiresAt?.getTime() ?? ''}`).join(',');

@@ -1,7 +1,15 @@
-import { eventually } from '@cc/testing';
+import { dropDatabase, eventually, freshName, startGatewayProcess, testInfra } from '@cc/testing';
 import { decodeProtectedHeader } from 'jose';
 import { runCliProcess } from './cli-runner';
-import { allUpstreams, demo, getToken, startEchoUpstream, startGateway, type TestGateway } from './helpers';
+import {
+  allUpstreams,
+  demo,
+  getToken,
+  startEchoUpstream,
+  startGateway,
+  type TestGateway,
+  testEncryptionKeys,
+} from './helpers';
 
 // Signing-key rotation: a new key is published before it signs; tokens of the old key keep working.
 describe('gateway signing-key rotation', () => {
@@ -67,5 +75,26 @@ describe('gateway signing-key rotation', () => {
     const listed = await runCliProcess(gw.config, ['keys', 'list']);
     expect(JSON.parse(listed.stdout).map((k: { kid: string }) => k.kid)).toEqual([...before, kid]);
     expect(listed.stdout).not.toMatch(/PRIVATE|privateKey/);
+  });
+});
+
+describe('gateway signing key sealed under other encryption keys', () => {
+  it('refuses to start, naming the key and the encryption key id, instead of answering tokens with a 500', async () => {
+    const mongoDb = freshName('gw_keys');
+    try {
+      const first = await startGatewayProcess({}, { MONGO_DB: mongoDb, CC_ENCRYPTION_KEYS: testEncryptionKeys() });
+      const jwks = (await (await fetch(first.jwksUrl)).json()) as { keys: { kid: string }[] };
+      const kid = jwks.keys[0]?.kid;
+      expect(kid).toBeDefined();
+      await first.stop();
+      // The same key id with other key material: the stored signing key cannot be opened.
+      const second = startGatewayProcess({}, { MONGO_DB: mongoDb, CC_ENCRYPTION_KEYS: testEncryptionKeys() });
+      await expect(second).rejects.toThrow(/gateway exited 1/);
+      await expect(second).rejects.toThrow(
+        new RegExp(`token signing key ${kid} cannot be opened with CC_ENCRYPTION_KEYS .*encryption key id 't1'`),
+      );
+    } finally {
+      await dropDatabase((await testInfra()).mongoUrl, mongoDb);
+    }
   });
 });
