@@ -3,12 +3,16 @@
  * settle, then measures for IDLE_SECONDS (30) the CPU % and memory of each service process and of the
  * local stack's processes (FerretDB, PostgreSQL with its backends, Kafka), and the store commands the
  * suite sent meanwhile (FerretDB's metrics; driver heartbeats `hello`/`isMaster`/`ping` counted apart).
- * Writes bench/results/idle.json. Env: IDLE_SECONDS (30), IDLE_SETTLE_SECONDS (10), CC_DATA_DIR,
- * FERRETDB_DEBUG_PORT (8088). Needs ports 8080-8086 free.
+ * Then a contact center at peak: IDLE_BACKLOG (5000; 0 skips) interactions Invoked through the gateway
+ * into a queue of the demo account (seeded as `./cc start` does) with no agent Ready,
+ * IDLE_BACKLOG_SETTLE_SECONDS (60: the work the fill caused, the store's autovacuum after it) to come to
+ * rest, and the same measurement again. Writes bench/results/idle.json. Env: IDLE_SECONDS (30),
+ * IDLE_SETTLE_SECONDS (10), IDLE_BACKLOG, IDLE_BACKLOG_SETTLE_SECONDS, CC_DATA_DIR, FERRETDB_DEBUG_PORT
+ * (8088). Needs ports 8080-8086 free.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { fmt, testInfra, writeBenchResult } from '@cc/testing';
@@ -17,6 +21,8 @@ import { services } from '../deploy/local/services';
 const root = resolve(__dirname, '..');
 const seconds = Number(process.env.IDLE_SECONDS ?? 30);
 const settle = Number(process.env.IDLE_SETTLE_SECONDS ?? 10);
+const backlogSize = Number(process.env.IDLE_BACKLOG ?? 5000);
+const backlogSettle = Number(process.env.IDLE_BACKLOG_SETTLE_SECONDS ?? 60);
 const dataDir = process.env.CC_DATA_DIR ?? resolve(root, '.data');
 const metricsUrl = `http://127.0.0.1:${process.env.FERRETDB_DEBUG_PORT ?? '8088'}/debug/metrics`;
 const heartbeat = new Set(['hello', 'isMaster', 'ismaster', 'ping', 'buildInfo', 'endSessions']);
@@ -80,6 +86,157 @@ async function storeCommands(): Promise<Map<string, number> | undefined> {
   return counts;
 }
 
+type Row = { id: string; value: string; beside?: string; numbers?: Record<string, number> };
+
+interface Measured {
+  seconds: number;
+  perProcess: Record<string, { cpuPercent: number; memoryMb: number }>;
+  /** Store commands over the window, by command (heartbeats included). */
+  commands: Record<string, number>;
+  /** The per-process rows and the store row (written for the window with nothing queued). */
+  rows: Row[];
+}
+
+/** CPU and memory of each process, and the store's commands, over `seconds` at rest. */
+async function measure(procs: Map<string, number>, label = ''): Promise<Measured> {
+  const before = new Map([...procs].map(([n, pid]) => [n, usage(pid)]));
+  const cmdsBefore = await storeCommands();
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const elapsed = (performance.now() - t0) / 1000;
+  const cmdsAfter = await storeCommands();
+  const rows: Row[] = [];
+  const perProcess: Measured['perProcess'] = {};
+  for (const [name, pid] of procs) {
+    const a = before.get(name);
+    const b = usage(pid);
+    if (!a) continue;
+    const cpuPercent = ((b.ticks - a.ticks) / ticksPerSecond / elapsed) * 100;
+    const memoryMb = b.kb / 1024;
+    perProcess[name] = { cpuPercent: Number(cpuPercent.toFixed(2)), memoryMb: Math.round(memoryMb) };
+    rows.push({
+      id: `idle.cpu.${name.replace(/[^a-z0-9-]+/g, '-')}`,
+      value: `${cpuPercent.toFixed(2)} % CPU, ${Math.round(memoryMb)} MB`,
+      beside: `over ${Math.round(elapsed)} s at rest (memory: Pss${name.startsWith('store: postgres') ? ', with its backends' : ''})`,
+      numbers: perProcess[name],
+    });
+    process.stdout.write(`[bench] idle ${label}${name}: ${cpuPercent.toFixed(2)} % CPU, ${Math.round(memoryMb)} MB\n`);
+  }
+  const commands: Record<string, number> = {};
+  if (cmdsBefore && cmdsAfter) {
+    for (const [k, v] of cmdsAfter) {
+      const d = v - (cmdsBefore.get(k) ?? 0);
+      if (d > 0) commands[k] = d;
+    }
+    const data = Object.entries(commands).filter(([k]) => !heartbeat.has(k));
+    const dataTotal = data.reduce((s, [, v]) => s + v, 0);
+    const beats = Object.entries(commands).reduce((s, [k, v]) => s + (heartbeat.has(k) ? v : 0), 0);
+    rows.push({
+      id: 'idle.store',
+      value: `${fmt(dataTotal / elapsed)} commands/s${data.length ? ` (${data.map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}`,
+      beside: `driver heartbeats ${fmt(beats / elapsed)}/s; over ${Math.round(elapsed)} s`,
+      numbers: { commandsPerSecond: Number((dataTotal / elapsed).toFixed(3)), heartbeatsPerSecond: beats / elapsed },
+    });
+    process.stdout.write(
+      `[bench] idle ${label}store commands over ${Math.round(elapsed)} s: ${JSON.stringify(commands)}\n`,
+    );
+  } else {
+    rows.push({ id: 'idle.store', value: `n/a (no FerretDB metrics at ${metricsUrl})` });
+  }
+  return { seconds: elapsed, perProcess, commands, rows };
+}
+
+/** The sum over every process of the suite (services, store, Kafka), each beside it. */
+function totalRow(id: string, m: Measured, total: number, what: string): Row {
+  const parts = Object.entries(m.perProcess)
+    .sort((a, b) => b[1].cpuPercent - a[1].cpuPercent)
+    .map(([n, p]) => `${n} ${p.cpuPercent.toFixed(2)}`);
+  process.stdout.write(`[bench] idle in total (${what}): ${total.toFixed(2)} % of one core\n`);
+  return {
+    id,
+    value: `${total.toFixed(2)} % of one core in total over ${Math.round(m.seconds)} s`,
+    beside: `${what}; ${parts.join(', ')}`,
+    numbers: {
+      totalCpuPercent: Number(total.toFixed(2)),
+      ...Object.fromEntries(Object.entries(m.perProcess).map(([n, p]) => [n, p.cpuPercent])),
+    },
+  };
+}
+
+/** Request a JSON API of the gateway with a bearer token; throws on anything but 2xx. */
+async function call(path: string, token: string, method: string, body: unknown): Promise<void> {
+  const res = await fetch(`http://127.0.0.1:${services[0]?.port}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${(await res.text()).slice(0, 300)}`);
+}
+
+/**
+ * The sealing key `./cc start` uses (.data/dev-keys.env, made once): the services run on the suite's own
+ * databases, whose secrets and signing keys it sealed (a key of the bench's own would not open them).
+ */
+function devEncryptionKeys(): string {
+  const file = resolve(dataDir, 'dev-keys.env');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, `CC_ENCRYPTION_KEYS=dev1:${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  }
+  const found = readFileSync(file, 'utf8').match(/^CC_ENCRYPTION_KEYS=(.+)$/m)?.[1];
+  if (!found) throw new Error(`${file} holds no CC_ENCRYPTION_KEYS`);
+  return found.trim();
+}
+
+/** A token of the demo client `./cc start` seeds (one scope per token), from the gateway's token endpoint. */
+async function demoToken(scope: string): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${services[0]?.port}/Auth/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: process.env.CC_DEMO_CLIENT_ID ?? 'demo-client',
+      client_secret: process.env.CC_DEMO_CLIENT_SECRET ?? 'demo-secret-change-me',
+      scope,
+    }),
+  });
+  const body = (await res.json()) as { access_token?: string };
+  if (!res.ok || !body.access_token) throw new Error(`token (${scope}): ${res.status} ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
+/**
+ * A queue of the demo account with `size` interactions Invoked into it (50 per request, 2 requests at a
+ * time), nobody Ready to take them. Returns the seconds the fill took.
+ */
+async function fillBacklog(size: number): Promise<number> {
+  const admin = await demoToken('admin');
+  const invoke = await demoToken('interactions:write');
+  const run = randomBytes(4).toString('hex');
+  await call('/admin/interaction-plans/Idle%20Plan', admin, 'PUT', {
+    name: 'Idle Plan',
+    applets: [{ type: 'Queue', name: 'Idle queue' }],
+  });
+  await call('/admin/routes/Idle', admin, 'PUT', { name: 'Idle', interactionPlan: 'Idle Plan' });
+  const t0 = performance.now();
+  const batches = Math.ceil(size / 50);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < batches; i = next++) {
+      const n = Math.min(50, size - i * 50);
+      const requests = Array.from({ length: n }, (_, j) => ({
+        requestId: `idle-${run}-${i}-${j}`,
+        externalId: `idle-${run}-${i}-${j}`,
+        route: 'Idle',
+      }));
+      await call('/interactions/Invoke', invoke, 'POST', { requests });
+      if ((i + 1) % 20 === 0) process.stdout.write(`[bench] idle: queued ${(i + 1) * 50}/${size}\n`);
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  return Math.round((performance.now() - t0) / 100) / 10;
+}
+
 async function main() {
   await testInfra();
   const busy = [];
@@ -92,8 +249,10 @@ async function main() {
   }
   const env = {
     ...process.env,
-    CC_ENCRYPTION_KEYS: process.env.CC_ENCRYPTION_KEYS ?? `bench:${randomBytes(32).toString('base64')}`,
+    CC_ENCRYPTION_KEYS: process.env.CC_ENCRYPTION_KEYS ?? devEncryptionKeys(),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    // As `./cc start` runs the suite: the gateway seeds the demo account and its client (the backlog's tokens).
+    CC_DEMO_SEED: 'true',
   };
   const children = new Map<string, ChildProcess>();
   const stopAll = () => {
@@ -141,50 +300,49 @@ async function main() {
       const pid = pidFrom(resolve(dataDir, file));
       if (pid) procs.set(name, pid);
     }
-    const before = new Map([...procs].map(([n, pid]) => [n, usage(pid)]));
-    const cmdsBefore = await storeCommands();
-    const t0 = performance.now();
-    await new Promise((r) => setTimeout(r, seconds * 1000));
-    const elapsed = (performance.now() - t0) / 1000;
-    const cmdsAfter = await storeCommands();
-    const rows = [];
-    const perProcess: Record<string, { cpuPercent: number; memoryMb: number }> = {};
-    for (const [name, pid] of procs) {
-      const a = before.get(name);
-      const b = usage(pid);
-      if (!a) continue;
-      const cpuPercent = ((b.ticks - a.ticks) / ticksPerSecond / elapsed) * 100;
-      const memoryMb = b.kb / 1024;
-      perProcess[name] = { cpuPercent: Number(cpuPercent.toFixed(2)), memoryMb: Math.round(memoryMb) };
-      rows.push({
-        id: `idle.cpu.${name.replace(/[^a-z0-9-]+/g, '-')}`,
-        value: `${cpuPercent.toFixed(2)} % CPU, ${Math.round(memoryMb)} MB`,
-        beside: `over ${Math.round(elapsed)} s at rest (memory: Pss${name.startsWith('store: postgres') ? ', with its backends' : ''})`,
-        numbers: perProcess[name],
-      });
-      process.stdout.write(`[bench] idle ${name}: ${cpuPercent.toFixed(2)} % CPU, ${Math.round(memoryMb)} MB\n`);
+    const empty = await measure(procs);
+    const rows = [...empty.rows];
+    const total = (m: Measured) => Object.values(m.perProcess).reduce((a, p) => a + p.cpuPercent, 0);
+    rows.push(totalRow('idle.total', empty, total(empty), 'nothing queued'));
+    let backlog: (Measured & { queued: number; fillSeconds: number }) | undefined;
+    if (backlogSize > 0) {
+      const fillSeconds = await fillBacklog(backlogSize);
+      process.stdout.write(
+        `[bench] idle: ${backlogSize} interactions queued in ${fillSeconds} s, no agent Ready; settling ${backlogSettle} s, measuring ${seconds} s\n`,
+      );
+      await new Promise((r) => setTimeout(r, backlogSettle * 1000));
+      const m = await measure(procs, 'with the backlog ');
+      backlog = { ...m, queued: backlogSize, fillSeconds };
+      rows.push(
+        totalRow(
+          'idle.backlog',
+          m,
+          total(m),
+          `${backlogSize} interactions queued, no agent Ready (filled in ${fillSeconds} s, then ${backlogSettle} s to settle); nothing queued: ${total(empty).toFixed(2)} %`,
+        ),
+      );
     }
-    let commands: Record<string, number> = {};
-    if (cmdsBefore && cmdsAfter) {
-      for (const [k, v] of cmdsAfter) {
-        const d = v - (cmdsBefore.get(k) ?? 0);
-        if (d > 0) commands[k] = d;
-      }
-      const data = Object.entries(commands).filter(([k]) => !heartbeat.has(k));
-      const dataTotal = data.reduce((s, [, v]) => s + v, 0);
-      const beats = Object.entries(commands).reduce((s, [k, v]) => s + (heartbeat.has(k) ? v : 0), 0);
-      rows.push({
-        id: 'idle.store',
-        value: `${fmt(dataTotal / elapsed)} commands/s${data.length ? ` (${data.map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}`,
-        beside: `driver heartbeats ${fmt(beats / elapsed)}/s; over ${Math.round(elapsed)} s`,
-        numbers: { commandsPerSecond: Number((dataTotal / elapsed).toFixed(3)), heartbeatsPerSecond: beats / elapsed },
-      });
-      process.stdout.write(`[bench] idle store commands over ${Math.round(elapsed)} s: ${JSON.stringify(commands)}\n`);
-    } else {
-      commands = {};
-      rows.push({ id: 'idle.store', value: `n/a (no FerretDB metrics at ${metricsUrl})` });
-    }
-    writeBenchResult('idle', { seconds: elapsed, perProcess, storeCommands: commands }, rows);
+    writeBenchResult(
+      'idle',
+      {
+        seconds: empty.seconds,
+        perProcess: empty.perProcess,
+        storeCommands: empty.commands,
+        ...(backlog
+          ? {
+              backlog: {
+                queued: backlog.queued,
+                fillSeconds: backlog.fillSeconds,
+                settleSeconds: backlogSettle,
+                seconds: backlog.seconds,
+                perProcess: backlog.perProcess,
+                storeCommands: backlog.commands,
+              },
+            }
+          : {}),
+      },
+      rows,
+    );
   } finally {
     stopAll();
     await Promise.all(

@@ -101,6 +101,17 @@ const catalogue: CatalogueRow[] = [
     target: 'each ≤ 1 % CPU',
   },
   {
+    id: 'idle.total',
+    what: 'The whole suite at rest, nothing queued: CPU summed over every service, the store and Kafka',
+    by: 'bench/idle.bench.ts',
+  },
+  {
+    id: 'idle.backlog',
+    what: 'The whole suite at rest with 5,000 interactions queued and no agent Ready (same sum)',
+    by: 'bench/idle.bench.ts',
+    target: '≤ 5 % of one core in total',
+  },
+  {
     id: 'idle.store',
     what: 'Store commands/s at idle',
     by: 'bench/idle.bench.ts',
