@@ -4,9 +4,10 @@
  * local stack's processes (FerretDB, PostgreSQL with its backends, Kafka), and the store commands the
  * suite sent meanwhile (FerretDB's metrics; driver heartbeats `hello`/`isMaster`/`ping` counted apart).
  * Then a contact center at peak: IDLE_BACKLOG (5000; 0 skips) interactions Invoked through the gateway
- * into a queue of the demo account (seeded as `./cc start` does) with no agent Ready,
+ * into a queue of an account of its own (made with the demo client `./cc start` seeds) with no agent Ready,
  * IDLE_BACKLOG_SETTLE_SECONDS (60: the work the fill caused, the store's autovacuum after it) to come to
- * rest, and the same measurement again. Writes bench/results/idle.json. Env: IDLE_SECONDS (30),
+ * rest, and the same measurement again; once the services stopped, that account's documents are removed from the
+ * suite's databases. Writes bench/results/idle.json. Env: IDLE_SECONDS (30),
  * IDLE_SETTLE_SECONDS (10), IDLE_BACKLOG, IDLE_BACKLOG_SETTLE_SECONDS, CC_DATA_DIR, FERRETDB_DEBUG_PORT
  * (8088). Needs ports 8080-8086 free.
  */
@@ -16,6 +17,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { fmt, testInfra, writeBenchResult } from '@cc/testing';
+import mongoose from 'mongoose';
 import { services } from '../deploy/local/services';
 
 const root = resolve(__dirname, '..');
@@ -164,13 +166,15 @@ function totalRow(id: string, m: Measured, total: number, what: string): Row {
 }
 
 /** Request a JSON API of the gateway with a bearer token; throws on anything but 2xx. */
-async function call(path: string, token: string, method: string, body: unknown): Promise<void> {
+async function call(path: string, token: string, method: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`http://127.0.0.1:${services[0]?.port}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${(await res.text()).slice(0, 300)}`);
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
 }
 
 /**
@@ -188,15 +192,15 @@ function devEncryptionKeys(): string {
   return found.trim();
 }
 
-/** A token of the demo client `./cc start` seeds (one scope per token), from the gateway's token endpoint. */
-async function demoToken(scope: string): Promise<string> {
+/** An access token of a client (one scope per token) from the gateway's token endpoint. */
+async function clientToken(clientId: string, clientSecret: string, scope: string): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${services[0]?.port}/Auth/connect/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({
       grant_type: 'client_credentials',
-      client_id: process.env.CC_DEMO_CLIENT_ID ?? 'demo-client',
-      client_secret: process.env.CC_DEMO_CLIENT_SECRET ?? 'demo-secret-change-me',
+      client_id: clientId,
+      client_secret: clientSecret,
       scope,
     }),
   });
@@ -206,12 +210,57 @@ async function demoToken(scope: string): Promise<string> {
 }
 
 /**
- * A queue of the demo account with `size` interactions Invoked into it (50 per request, 2 requests at a
+ * An account of the bench's own, made with the demo client `./cc start` seeds (the demo account's queues stay
+ * as they were), and its tokens.
+ */
+async function benchAccount(): Promise<{ accountId: string; admin: string; invoke: string }> {
+  const root = await clientToken(
+    process.env.CC_DEMO_CLIENT_ID ?? 'demo-client',
+    process.env.CC_DEMO_CLIENT_SECRET ?? 'demo-secret-change-me',
+    'admin',
+  );
+  const accountId = `idle-bench-${randomBytes(4).toString('hex')}`;
+  const created = await call('/admin/accounts', root, 'POST', { accountId, name: 'Idle bench backlog' });
+  const owner = created.adminClient as { clientId: string; clientSecret: string };
+  const admin = await clientToken(owner.clientId, owner.clientSecret, 'admin');
+  const client = (await call('/admin/clients', admin, 'POST', {
+    name: 'idle bench invoke',
+    scopes: ['interactions:write'],
+  })) as { clientId: string; clientSecret: string };
+  return { accountId, admin, invoke: await clientToken(client.clientId, client.clientSecret, 'interactions:write') };
+}
+
+/**
+ * Removes every document of the bench's account from the suite's databases once the services stopped (queued
+ * interactions cannot be ended by API without an agent): the next `./cc start` finds the store as before.
+ */
+async function removeAccount(accountId: string): Promise<number> {
+  const conn = await mongoose.createConnection((await testInfra()).mongoUrl).asPromise();
+  let removed = 0;
+  try {
+    const { databases } = await conn.getClient().db().admin().listDatabases({ nameOnly: true });
+    for (const s of services) {
+      const name = `cc_${s.name.replace(/-/g, '_')}`;
+      if (!databases.some((d) => d.name === name)) continue;
+      const db = conn.getClient().db(name);
+      for (const c of await db.listCollections({}, { nameOnly: true }).toArray()) {
+        const coll = db.collection(c.name);
+        removed += (await coll.deleteMany({ accountId })).deletedCount;
+        removed += (await coll.deleteMany({ _id: accountId } as never)).deletedCount;
+      }
+    }
+  } finally {
+    await conn.close();
+  }
+  return removed;
+}
+
+/**
+ * A queue of the bench's account with `size` interactions Invoked into it (50 per request, 2 requests at a
  * time), nobody Ready to take them. Returns the seconds the fill took.
  */
-async function fillBacklog(size: number): Promise<number> {
-  const admin = await demoToken('admin');
-  const invoke = await demoToken('interactions:write');
+async function fillBacklog(account: { admin: string; invoke: string }, size: number): Promise<number> {
+  const { admin, invoke } = account;
   const run = randomBytes(4).toString('hex');
   await call('/admin/interaction-plans/Idle%20Plan', admin, 'PUT', {
     name: 'Idle Plan',
@@ -255,6 +304,7 @@ async function main() {
     CC_DEMO_SEED: 'true',
   };
   const children = new Map<string, ChildProcess>();
+  let account: Awaited<ReturnType<typeof benchAccount>> | undefined;
   const stopAll = () => {
     for (const c of children.values()) c.kill('SIGTERM');
   };
@@ -306,7 +356,8 @@ async function main() {
     rows.push(totalRow('idle.total', empty, total(empty), 'nothing queued'));
     let backlog: (Measured & { queued: number; fillSeconds: number }) | undefined;
     if (backlogSize > 0) {
-      const fillSeconds = await fillBacklog(backlogSize);
+      account = await benchAccount();
+      const fillSeconds = await fillBacklog(account, backlogSize);
       process.stdout.write(
         `[bench] idle: ${backlogSize} interactions queued in ${fillSeconds} s, no agent Ready; settling ${backlogSettle} s, measuring ${seconds} s\n`,
       );
@@ -348,6 +399,10 @@ async function main() {
     await Promise.all(
       [...children.values()].map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)),
     );
+    if (account) {
+      const removed = await removeAccount(account.accountId);
+      process.stdout.write(`[bench] idle: removed the backlog account ${account.accountId} (${removed} documents)\n`);
+    }
   }
 }
 
