@@ -301,7 +301,7 @@ async function main() {
     CC_ENCRYPTION_KEYS: process.env.CC_ENCRYPTION_KEYS ?? devEncryptionKeys(),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     // As `./cc start` runs the suite: the gateway seeds the demo account and its client (the backlog's tokens).
-    CC_DEMO_SEED: 'true',
+    CC_DEMO_SEED: process.env.CC_DEMO_SEED ?? 'true',
   };
   const children = new Map<string, ChildProcess>();
   let account: Awaited<ReturnType<typeof benchAccount>> | undefined;

@@ -17,7 +17,7 @@
  * services of another checkout, e.g. the base of a change, with this probe).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { services } from '../deploy/local/services';
@@ -35,7 +35,8 @@ const metricsUrl = process.env.FERRETDB_METRICS_URL ?? 'http://127.0.0.1:8088/de
 const straceWanted = process.env.IDLE_STRACE === '1';
 const cpuProfDir = process.env.IDLE_CPU_PROF;
 const ticksPerSecond = 100; // USER_HZ on Linux
-const encryptionKeys = `idle:${randomBytes(32).toString('base64')}`;
+// Stable per group prefix: a rerun with the same IDLE_GROUP_PREFIX reuses the databases its key sealed.
+const encryptionKeys = `idle:${createHash('sha256').update(`cc-idle-probe:${groups}`).digest('base64')}`;
 
 const port = (name: string) => base + services.findIndex((s) => s.name === name);
 const selected = services.filter((s) => !only || only.includes(s.name));

@@ -147,7 +147,7 @@ export class OutboxRelay {
       graceMs?: number;
       /** Documents one sweep reads at once per collection (default 100). */
       batchSize?: number;
-      /** Most batches one sweep reads per collection (default 100); the next sweep goes on. */
+      /** Most batches of `batchSize` one sweep reads per collection (default 100); the next sweep goes on. */
       maxBatches?: number;
     },
   ) {}
@@ -228,48 +228,45 @@ export class OutboxRelay {
    * One sweep over every model; returns how many events it published. `pendingOnly` reads only documents
    * flagged `outboxPending` (an indexed equality: the periodic sweeps); without it, every document with an
    * entry older than the grace period (a range the store may evaluate by scanning: the start-up sweeps, which
-   * also find entries a version before the flag staged). A collection is read in batches of `batchSize` until
-   * a batch comes back short or publishes nothing (at most `maxBatches`): a crashed writer's or a broker outage's
-   * whole backlog goes out in one sweep, not one batch per sweep. A document whose entries cannot be published
-   * is left for inspection and not read again in the same sweep; a batch none of which could be published (the
-   * broker is down, most likely) ends the collection's sweep.
+   * also find entries a version before the flag staged). Each collection is read through one cursor, `batchSize`
+   * documents at a time, up to `batchSize` × `maxBatches` documents: a crashed writer's or a broker outage's
+   * backlog goes out in one sweep rather than one batch per sweep, and a scanning query runs once per sweep. A
+   * document whose entries cannot be published is logged and kept (the sweep goes on past it); `batchSize`
+   * failures in a row (the broker is down, most likely) end that collection's sweep.
    */
   async runOnce(graceMs = this.graceMs, { pendingOnly = false }: { pendingOnly?: boolean } = {}): Promise<number> {
     let published = 0;
     const cutoff = new Date(Date.now() - graceMs);
     const limit = this.opts.batchSize ?? 100;
+    const most = limit * (this.opts.maxBatches ?? 100);
     for (const model of this.opts.models) {
       const old = { 'outbox.createdAt': { $lte: cutoff } };
-      const failed: unknown[] = [];
+      const cursor = raw(model)
+        .find(pendingOnly ? { outboxPending: true, ...old } : old, { projection: { outbox: 1, outboxSeq: 1 } })
+        .batchSize(limit)
+        .limit(most);
       let found = 0;
-      for (let batch = 0; batch < (this.opts.maxBatches ?? 100) && !this.closing; batch++) {
-        const filter = {
-          ...(pendingOnly ? { outboxPending: true } : {}),
-          ...old,
-          ...(failed.length ? { _id: { $nin: failed } } : {}),
-        } as mongo.Filter<mongo.Document>;
-        const docs = (await raw(model)
-          .find(filter, { projection: { outbox: 1, outboxSeq: 1 } })
-          .limit(limit)
-          .toArray()) as OutboxView[];
-        let sent = 0;
-        for (const doc of docs) {
+      let failedInARow = 0;
+      try {
+        for await (const doc of cursor as AsyncIterable<OutboxView>) {
+          if (this.closing || failedInARow >= limit) break;
           if (!doc.outbox?.length) continue;
           found += doc.outbox.length;
           try {
             await this.publishStaged(model, doc._id, doc.outbox, doc.outboxSeq ?? 0);
             published += doc.outbox.length;
-            sent++;
+            failedInARow = 0;
           } catch (err) {
             // One document's bad or unpublishable event must not stall every other document's.
-            failed.push(doc._id);
+            failedInARow++;
             this.opts.logger.error(
               { err: (err as Error).message, collection: model.collection.name, id: String(doc._id) },
               'outbox entry not published',
             );
           }
         }
-        if (docs.length < limit || sent === 0) break;
+      } finally {
+        await cursor.close();
       }
       this.opts.metrics?.outboxPending.set({ collection: model.collection.name }, found);
     }

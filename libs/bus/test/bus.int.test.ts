@@ -538,16 +538,45 @@ describe('outbox', () => {
         outbox: outboxEntries(topic, [e]),
         outboxSeq: 1,
       } as never);
-    const relay = new OutboxRelay({ models: [Drained], producer, logger, graceMs: 0, batchSize: 2 });
-    expect(await relay.runOnce(0, { pendingOnly: true })).toBe(5);
-    await eventually(() => got.length, { accept: (n) => n >= 5, what: 'the flagged entries' });
-    expect(new Set(got.map((m) => JSON.parse(m.value).id))).toEqual(new Set(flagged.map((e) => e.id)));
-    expect(await relay.runOnce(0)).toBe(5);
-    await eventually(() => got.length, { accept: (n) => n >= 10, what: 'the unflagged entries' });
-    expect(new Set(got.slice(5).map((m) => JSON.parse(m.value).id))).toEqual(new Set(unflagged.map((e) => e.id)));
+    // The real producer, watched: how often the sweep tried the unpublishable document.
+    const tried = jest.spyOn(producer, 'publish');
+    const triedBad = () => tried.mock.calls.filter(([, events]) => events.some((e) => e.id === bad.id)).length;
+    try {
+      const relay = new OutboxRelay({ models: [Drained], producer, logger, graceMs: 0, batchSize: 2 });
+      expect(await relay.runOnce(0, { pendingOnly: true })).toBe(5);
+      expect(triedBad()).toBe(1); // once per sweep, not once per batch
+      await eventually(() => got.length, { accept: (n) => n >= 5, what: 'the flagged entries' });
+      expect(new Set(got.map((m) => JSON.parse(m.value).id))).toEqual(new Set(flagged.map((e) => e.id)));
+      expect(await relay.runOnce(0)).toBe(5);
+      expect(triedBad()).toBe(2);
+      await eventually(() => got.length, { accept: (n) => n >= 10, what: 'the unflagged entries' });
+      expect(new Set(got.slice(5).map((m) => JSON.parse(m.value).id))).toEqual(new Set(unflagged.map((e) => e.id)));
+    } finally {
+      tried.mockRestore();
+    }
     const left = await Drained.find({ 'outbox.0': { $exists: true } }, { _id: 1 }).lean();
     expect(left.map((d) => d._id)).toEqual(['d-bad']); // kept for inspection; everything else cleared
     expect(await Drained.countDocuments({ outboxPending: true })).toBe(1);
+  });
+
+  it('reads at most batchSize x maxBatches documents per collection in one sweep; the next sweep goes on', async () => {
+    const { topic } = await topicPair();
+    const got = await collect(topic);
+    const Capped = (conn.models.Capped ??
+      conn.model(
+        'Capped',
+        new Schema({ _id: String, accountId: String, ...outboxField }, { versionKey: false }),
+      )) as OutboxModel;
+    const events = [1, 2, 3, 4, 5].map((i) => placed(i, `c-${i}`));
+    for (const e of events)
+      await Capped.create({ _id: `${e.subject}`, accountId: 'acc1', ...stagedFields(outboxEntries(topic, [e])) });
+    const relay = new OutboxRelay({ models: [Capped], producer, logger, graceMs: 0, batchSize: 2, maxBatches: 2 });
+    expect(await relay.runOnce(0, { pendingOnly: true })).toBe(4);
+    expect(await Capped.countDocuments({ outboxPending: true })).toBe(1);
+    expect(await relay.runOnce(0, { pendingOnly: true })).toBe(1);
+    await eventually(() => got.length, { accept: (n) => n >= 5, what: 'all five events' });
+    expect(new Set(got.map((m) => JSON.parse(m.value).id))).toEqual(new Set(events.map((e) => e.id)));
+    expect(await Capped.countDocuments({ outboxPending: true })).toBe(0);
   });
 
   it('clears the flag of every document a grouped publish (publishStagedMany) sent', async () => {

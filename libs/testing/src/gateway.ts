@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { dropDatabase, freshName, testInfra } from './infra';
 import { eventually } from './poll';
-import { stopProcess } from './process';
+import { ended, stopProcess } from './process';
 
 const root = resolve(__dirname, '../../..');
 const demoClient = { id: 'test-demo-client', secret: 'test-demo-secret' };
@@ -109,14 +109,15 @@ async function startGatewayAt(
     }
   };
   // A gateway that exits while starting fails at once, with its output, rather than after the readiness wait.
-  await eventually(
-    async () => child.exitCode !== null || (await fetch(`${url}/readyz`).catch(() => undefined))?.ok === true,
-    { timeoutMs: 90_000, intervalMs: 300, what: 'gateway ready' },
-  )
+  await eventually(async () => ended(child) || (await fetch(`${url}/readyz`).catch(() => undefined))?.ok === true, {
+    timeoutMs: 90_000,
+    intervalMs: 300,
+    what: 'gateway ready',
+  })
     .then(async () => {
-      if (child.exitCode === null) return;
+      if (!ended(child)) return;
       await new Promise((r) => setTimeout(r, 200)); // the last of its output
-      throw new Error(`gateway exited ${child.exitCode}: ${output()}`);
+      throw new Error(`gateway exited ${child.exitCode ?? child.signalCode}: ${output()}`);
     })
     .catch(async (err) => {
       await stop();

@@ -9,10 +9,6 @@ export const allowedScans: { match: string; why: string }[] = [
     why: 'outbox relay start-up sweeps (range on an array field): twice per start, for entries a version before outboxPending staged. The periodic sweeps read flagged documents (an indexed equality).',
   },
   {
-    match: '{"outbox.createdAt":{"$lte":"?"},"_id":{"$nin":["?"]}} @ libs/bus/src/outbox.ts',
-    why: 'a start-up sweep reading its next batch past a document it could not publish (rare: one per such document per start).',
-  },
-  {
     match: 'routing_accounts.find {"wakeAt":{"$lte":"?"}}',
     why: 'routing engine tick looking for due accounts (range). Issue 12 item 3: the engine wakes on work and on its own timers.',
   },

@@ -60,7 +60,7 @@ export class KeyRing {
       await this.active();
     } catch (err) {
       throw new Error(
-        `token signing key ${doc?._id} cannot be opened with CC_ENCRYPTION_KEYS (it was sealed under encryption key id '${doc ? this.box.keyIdOf(doc.privateKeySealed) : ''}'): ${(err as Error).message}; start the gateway with the encryption keys that sealed it`,
+        `token signing key ${doc?._id} cannot be opened with CC_ENCRYPTION_KEYS (it was sealed under encryption key id '${doc ? this.box.keyIdOf(doc.privateKeySealed) : ''}'): ${(err as Error).message}; start the gateway with the encryption keys that sealed it (if they are lost, delete the gateway's signing_keys collection: the next start makes a new key, and tokens signed with the old one stop being accepted)`,
       );
     }
   }
