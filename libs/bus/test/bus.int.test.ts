@@ -409,6 +409,10 @@ describe('pipelined writes (writesInFlight)', () => {
 });
 
 describe('outbox', () => {
+  /** An outbox aggregate in a collection of its own (no `qty`), for tests that count what a sweep reads. */
+  const ownModel = (name: string): OutboxModel =>
+    conn.models[name] ??
+    conn.model(name, new Schema({ _id: String, accountId: String, ...outboxField }, { versionKey: false }));
   const Order = (): OutboxModel =>
     conn.models.Order ??
     conn.model(
@@ -519,11 +523,7 @@ describe('outbox', () => {
   it('drains more than one batch in one sweep, going past a document it cannot publish', async () => {
     const { topic } = await topicPair();
     const got = await collect(topic);
-    const Drained = (conn.models.Drained ??
-      conn.model(
-        'Drained',
-        new Schema({ _id: String, accountId: String, ...outboxField }, { versionKey: false }),
-      )) as OutboxModel;
+    const Drained = ownModel('Drained');
     const bad = { ...placed(1, 'd-bad'), data: { qty: 'not a number' } } as CloudEvent; // never publishable
     await Drained.create({ _id: 'd-bad', accountId: 'acc1', ...stagedFields(outboxEntries(topic, [bad])) });
     // Five flagged documents, then five a version before the flag left; each sweep reads two at a time.
@@ -562,11 +562,7 @@ describe('outbox', () => {
   it('reads at most batchSize x maxBatches documents per collection in one sweep; the next sweep goes on', async () => {
     const { topic } = await topicPair();
     const got = await collect(topic);
-    const Capped = (conn.models.Capped ??
-      conn.model(
-        'Capped',
-        new Schema({ _id: String, accountId: String, ...outboxField }, { versionKey: false }),
-      )) as OutboxModel;
+    const Capped = ownModel('Capped');
     const events = [1, 2, 3, 4, 5].map((i) => placed(i, `c-${i}`));
     for (const e of events)
       await Capped.create({ _id: `${e.subject}`, accountId: 'acc1', ...stagedFields(outboxEntries(topic, [e])) });

@@ -55,7 +55,7 @@ export class KeyRing {
    * at start with the reason, instead of starting and answering every token request with a 500.
    */
   async checkActive(): Promise<void> {
-    const doc = [...this.keys].reverse().find((k) => k.activatesAt <= new Date()) ?? this.keys[0];
+    const doc = this.signing(new Date());
     try {
       await this.active();
     } catch (err) {
@@ -100,9 +100,14 @@ export class KeyRing {
     this.listeners.push(listener);
   }
 
+  /** The stored key that signs at `now`: the newest whose activation time has come (else the first). */
+  private signing(now: Date): SigningKeyDoc | undefined {
+    return [...this.keys].reverse().find((k) => k.activatesAt <= now) ?? this.keys[0];
+  }
+
   /** The newest key whose activation time has come. */
   async active(now = new Date()): Promise<ActiveKey> {
-    const doc = [...this.keys].reverse().find((k) => k.activatesAt <= now) ?? this.keys[0];
+    const doc = this.signing(now);
     if (!doc) throw new Error('no signing key');
     let privateKey = this.privates.get(doc._id);
     if (!privateKey) {
