@@ -1,6 +1,7 @@
 /**
  * The suite at rest: starts every service (as `./cc start` does), waits until all are ready, lets them
- * settle, then measures for IDLE_SECONDS (30) the CPU % and memory of each service process and of the
+ * settle for IDLE_SETTLE_SECONDS (60: their consumers join their groups, and the broker compiles the code those
+ * requests run; 10 s after ready Kafka alone was still at 5 % of a core, 2 % at rest), then measures for IDLE_SECONDS (30) the CPU % and memory of each service process and of the
  * local stack's processes (FerretDB, PostgreSQL with its backends, Kafka), and the store commands the
  * suite sent meanwhile (FerretDB's metrics; driver heartbeats `hello`/`isMaster`/`ping` counted apart).
  * Then a contact center at peak: IDLE_BACKLOG (5000; 0 skips) interactions Invoked through the gateway
@@ -8,7 +9,7 @@
  * IDLE_BACKLOG_SETTLE_SECONDS (60: the work the fill caused, the store's autovacuum after it) to come to
  * rest, and the same measurement again; once the services stopped, that account's documents are removed from the
  * suite's databases. Writes bench/results/idle.json. Env: IDLE_SECONDS (30),
- * IDLE_SETTLE_SECONDS (10), IDLE_BACKLOG, IDLE_BACKLOG_SETTLE_SECONDS, CC_DATA_DIR, FERRETDB_DEBUG_PORT
+ * IDLE_SETTLE_SECONDS (60), IDLE_BACKLOG, IDLE_BACKLOG_SETTLE_SECONDS, CC_DATA_DIR, FERRETDB_DEBUG_PORT
  * (8088). Needs ports 8080-8086 free.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -16,13 +17,14 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fmt, testInfra, writeBenchResult } from '@cc/testing';
 import mongoose from 'mongoose';
 import { services } from '../deploy/local/services';
 
 const root = resolve(__dirname, '..');
 const seconds = Number(process.env.IDLE_SECONDS ?? 30);
-const settle = Number(process.env.IDLE_SETTLE_SECONDS ?? 10);
+const settle = Number(process.env.IDLE_SETTLE_SECONDS ?? 60);
 const backlogSize = Number(process.env.IDLE_BACKLOG ?? 5000);
 const backlogSettle = Number(process.env.IDLE_BACKLOG_SETTLE_SECONDS ?? 60);
 const dataDir = process.env.CC_DATA_DIR ?? resolve(root, '.data');
@@ -211,23 +213,25 @@ async function clientToken(clientId: string, clientSecret: string, scope: string
 
 /**
  * An account of the bench's own, made with the demo client `./cc start` seeds (the demo account's queues stay
- * as they were), and its tokens.
+ * as they were), and its tokens. `created` learns the account's id as soon as it exists (removed even if a later
+ * step fails).
  */
-async function benchAccount(): Promise<{ accountId: string; admin: string; invoke: string }> {
+async function benchAccount(created: (accountId: string) => void): Promise<{ admin: string; invoke: string }> {
   const root = await clientToken(
     process.env.CC_DEMO_CLIENT_ID ?? 'demo-client',
     process.env.CC_DEMO_CLIENT_SECRET ?? 'demo-secret-change-me',
     'admin',
   );
   const accountId = `idle-bench-${randomBytes(4).toString('hex')}`;
-  const created = await call('/admin/accounts', root, 'POST', { accountId, name: 'Idle bench backlog' });
-  const owner = created.adminClient as { clientId: string; clientSecret: string };
+  const made = await call('/admin/accounts', root, 'POST', { accountId, name: 'Idle bench backlog' });
+  created(accountId);
+  const owner = made.adminClient as { clientId: string; clientSecret: string };
   const admin = await clientToken(owner.clientId, owner.clientSecret, 'admin');
   const client = (await call('/admin/clients', admin, 'POST', {
     name: 'idle bench invoke',
     scopes: ['interactions:write'],
   })) as { clientId: string; clientSecret: string };
-  return { accountId, admin, invoke: await clientToken(client.clientId, client.clientSecret, 'interactions:write') };
+  return { admin, invoke: await clientToken(client.clientId, client.clientSecret, 'interactions:write') };
 }
 
 /**
@@ -257,9 +261,14 @@ async function removeAccount(accountId: string): Promise<number> {
 
 /**
  * A queue of the bench's account with `size` interactions Invoked into it (50 per request, 2 requests at a
- * time), nobody Ready to take them. Returns the seconds the fill took.
+ * time), nobody Ready to take them; fails unless every interaction answered `queued`. Returns the seconds the fill
+ * took.
  */
-async function fillBacklog(account: { admin: string; invoke: string }, size: number): Promise<number> {
+async function fillBacklog(
+  account: { admin: string; invoke: string },
+  size: number,
+  signal: AbortSignal,
+): Promise<number> {
   const { admin, invoke } = account;
   const run = randomBytes(4).toString('hex');
   await call('/admin/interaction-plans/Idle%20Plan', admin, 'PUT', {
@@ -278,7 +287,13 @@ async function fillBacklog(account: { admin: string; invoke: string }, size: num
         externalId: `idle-${run}-${i}-${j}`,
         route: 'Idle',
       }));
-      await call('/interactions/Invoke', invoke, 'POST', { requests });
+      signal.throwIfAborted();
+      const { results } = (await call('/interactions/Invoke', invoke, 'POST', { requests })) as {
+        results?: { outcome?: string }[];
+      };
+      const queued = results?.filter((r) => r.outcome === 'queued').length ?? 0;
+      if (queued !== n)
+        throw new Error(`Invoke of ${n} answered ${queued} queued: ${JSON.stringify(results).slice(0, 300)}`);
       if ((i + 1) % 20 === 0) process.stdout.write(`[bench] idle: queued ${(i + 1) * 50}/${size}\n`);
     }
   };
@@ -304,14 +319,19 @@ async function main() {
     CC_DEMO_SEED: process.env.CC_DEMO_SEED ?? 'true',
   };
   const children = new Map<string, ChildProcess>();
-  let account: Awaited<ReturnType<typeof benchAccount>> | undefined;
+  let account: string | undefined; // the bench's own account, once made
   const stopAll = () => {
     for (const c of children.values()) c.kill('SIGTERM');
   };
+  // Ctrl-C stops the waits below; the cleanup in `finally` still removes the bench's account. A second one exits.
+  const interrupt = new AbortController();
   process.on('SIGINT', () => {
+    if (interrupt.signal.aborted) process.exit(130);
+    process.stdout.write('[bench] idle: interrupted; stopping the services and removing the bench account\n');
+    interrupt.abort(new Error('interrupted'));
     stopAll();
-    process.exit(130);
   });
+  const pause = (ms: number) => sleep(ms, undefined, { signal: interrupt.signal });
   try {
     for (const s of services) {
       const child = spawn(process.execPath, ['--import', 'tsx', `services/${s.name}/src/main.ts`], {
@@ -331,13 +351,13 @@ async function main() {
         );
         if (ok) break;
         if (Date.now() > deadline) throw new Error(`${s.name} not ready after 180 s`);
-        await new Promise((r) => setTimeout(r, 500));
+        await pause(500);
       }
     }
     process.stdout.write(
       `[bench] idle: all ${services.length} services ready; settling ${settle} s, measuring ${seconds} s\n`,
     );
-    await new Promise((r) => setTimeout(r, settle * 1000));
+    await pause(settle * 1000);
 
     const procs = new Map<string, number>();
     for (const [name, c] of children) if (c.pid) procs.set(name, c.pid);
@@ -356,12 +376,14 @@ async function main() {
     rows.push(totalRow('idle.total', empty, total(empty), 'nothing queued'));
     let backlog: (Measured & { queued: number; fillSeconds: number }) | undefined;
     if (backlogSize > 0) {
-      account = await benchAccount();
-      const fillSeconds = await fillBacklog(account, backlogSize);
+      const tokens = await benchAccount((accountId) => {
+        account = accountId;
+      });
+      const fillSeconds = await fillBacklog(tokens, backlogSize, interrupt.signal);
       process.stdout.write(
         `[bench] idle: ${backlogSize} interactions queued in ${fillSeconds} s, no agent Ready; settling ${backlogSettle} s, measuring ${seconds} s\n`,
       );
-      await new Promise((r) => setTimeout(r, backlogSettle * 1000));
+      await pause(backlogSettle * 1000);
       const m = await measure(procs, 'with the backlog ');
       backlog = { ...m, queued: backlogSize, fillSeconds };
       rows.push(
@@ -400,8 +422,8 @@ async function main() {
       [...children.values()].map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)),
     );
     if (account) {
-      const removed = await removeAccount(account.accountId);
-      process.stdout.write(`[bench] idle: removed the backlog account ${account.accountId} (${removed} documents)\n`);
+      const removed = await removeAccount(account);
+      process.stdout.write(`[bench] idle: removed the backlog account ${account} (${removed} documents)\n`);
     }
   }
 }
