@@ -31,6 +31,8 @@ const retireAfterMs = (accessTokenSeconds + 300) * 1000;
 export class KeyRing {
   private keys: SigningKeyDoc[] = [];
   private readonly privates = new Map<string, KeyLike>();
+  /** Upcoming keys already tried (each is tried once per process). */
+  private readonly triedUpcoming = new Set<string>();
   private timer?: NodeJS.Timeout;
   private jwksCache?: { at: number; jwks: JSONWebKeySet };
   private readonly listeners: (() => void)[] = [];
@@ -75,6 +77,32 @@ export class KeyRing {
       this.jwksCache = undefined;
       for (const l of this.listeners) l();
     }
+    await this.tryUpcoming(new Date());
+  }
+
+  /**
+   * Opens each key that is published but not signing yet, once: a key rotated by a replica or the CLI under other
+   * `CC_ENCRYPTION_KEYS` than this gateway's is reported now, while the current key still signs, and not by token
+   * requests failing once it activates.
+   */
+  private async tryUpcoming(now: Date): Promise<void> {
+    for (const doc of this.keys) {
+      if (doc.activatesAt <= now || this.triedUpcoming.has(doc._id)) continue;
+      this.triedUpcoming.add(doc._id);
+      try {
+        await this.open(doc);
+      } catch (err) {
+        this.opts.logger.error(
+          {
+            kid: doc._id,
+            activatesAt: doc.activatesAt,
+            encryptionKeyId: this.box.keyIdOf(doc.privateKeySealed),
+            reason: (err as Error).message,
+          },
+          "upcoming token signing key cannot be opened with this gateway's CC_ENCRYPTION_KEYS: token requests will fail once it activates; give every replica the encryption key that sealed it, or rotate again with the keys the replicas share",
+        );
+      }
+    }
   }
 
   /** Reloads every `intervalMs` until {@link KeyRing.stop}. */
@@ -109,12 +137,17 @@ export class KeyRing {
   async active(now = new Date()): Promise<ActiveKey> {
     const doc = this.signing(now);
     if (!doc) throw new Error('no signing key');
+    return { kid: doc._id, privateKey: await this.open(doc) };
+  }
+
+  /** The private part of a stored key, opened once. */
+  private async open(doc: SigningKeyDoc): Promise<KeyLike> {
     let privateKey = this.privates.get(doc._id);
     if (!privateKey) {
       privateKey = await importPKCS8(this.box.open(doc.privateKeySealed, aad(doc._id)), 'ES256');
       this.privates.set(doc._id, privateKey);
     }
-    return { kid: doc._id, privateKey };
+    return privateKey;
   }
 
   /** The public keys of every published key (current, upcoming and retiring). */

@@ -98,3 +98,47 @@ describe('gateway signing key sealed under other encryption keys', () => {
     }
   });
 });
+
+describe('gateway with an upcoming signing key it cannot open', () => {
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    gw = await startGateway({ SIGNING_KEY_ACTIVATION_DELAY_MS: '3600000', SIGNING_KEY_RELOAD_MS: '300' });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+  });
+
+  const complaints = () =>
+    gw.logs.lines
+      .map((l) => JSON.parse(l) as { msg?: string; kid?: string; encryptionKeyId?: string })
+      .filter((l) => l.msg?.startsWith('upcoming token signing key cannot be opened'));
+
+  it('says so as soon as it reads the key, while the current key still signs', async () => {
+    // A rotation under the gateway's own keys: it opens the new key, and says nothing.
+    const own = await runCliProcess(gw.config, ['keys', 'rotate']);
+    expect(own.code).toBe(0);
+    const ownKid = (JSON.parse(own.stdout) as { kid: string }).kid;
+    // A CLI given other key material under the same key id: this gateway cannot open what it sealed.
+    const otherKeys = testEncryptionKeys();
+    const other = await runCliProcess({ ...gw.config, CC_ENCRYPTION_KEYS: otherKeys }, ['keys', 'rotate']);
+    expect(other.code).toBe(0);
+    const otherKid = (JSON.parse(other.stdout) as { kid: string }).kid;
+
+    const said = await eventually(async () => complaints().find((l) => l.kid === otherKid), {
+      intervalMs: 100,
+      timeoutMs: 10000,
+      what: 'the complaint about the unopenable upcoming key',
+    });
+    expect(said?.encryptionKeyId).toBe('t1');
+    expect(complaints().map((l) => l.kid)).toEqual([otherKid]);
+    expect(complaints().some((l) => l.kid === ownKid)).toBe(false);
+    expect(gw.logs.text()).not.toContain(otherKeys.slice(3));
+    expect(gw.logs.text()).not.toContain(String(gw.config.CC_ENCRYPTION_KEYS).slice(3));
+    // Said once, not on every reload.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(complaints()).toHaveLength(1);
+    // The key that signs now still does.
+    await getToken(gw.url, demo.clientId, demo.secret, 'stats');
+  });
+});
