@@ -38,7 +38,7 @@ export class EagerPublisher {
       return Promise.resolve();
     }
     const { staged } = options;
-    const next = this.chain([this.key(model, id)], () =>
+    const next = this.chain(model, [id], () =>
       staged ? relay.publishStaged(model, id, staged.entries, staged.seq) : relay.flush(model, id),
     ).then(
       () => relay.forget(model, id),
@@ -59,7 +59,8 @@ export class EagerPublisher {
       return Promise.resolve();
     }
     return this.chain(
-      items.map(({ id }) => this.key(model, id)),
+      model,
+      items.map(({ id }) => id),
       () => relay.publishStagedMany(model, items),
     ).then(
       () => undefined,
@@ -72,6 +73,14 @@ export class EagerPublisher {
     );
   }
 
+  /**
+   * Marks documents as published by this process (the relay's sweep passes them) until the returned function is
+   * called: for a caller that queues publications before handing them to {@link soon} or {@link soonMany}.
+   */
+  hold(model: OutboxModel, ids: unknown[]): () => void {
+    return this.opts.relay.hold(model, ids);
+  }
+
   /** Waits for every publication in progress (shutdown). */
   async drain(): Promise<void> {
     await Promise.all([...this.chains.values()]);
@@ -81,8 +90,13 @@ export class EagerPublisher {
     return `${model.collection.name}:${String(id)}`;
   }
 
-  /** Runs `work` after every earlier publication of these documents, and registers it as their latest. */
-  private chain(keys: string[], work: () => Promise<void>): Promise<void> {
+  /**
+   * Runs `work` after every earlier publication of these documents, and registers it as their latest; the relay's
+   * sweep passes them until it settled (a failure has been handed to the relay's retry by then).
+   */
+  private chain(model: OutboxModel, ids: unknown[], work: () => Promise<void>): Promise<void> {
+    const keys = ids.map((id) => this.key(model, id));
+    const release = this.opts.relay.hold(model, ids);
     const previous = keys.flatMap((k) => {
       const p = this.chains.get(k);
       return p ? [p] : [];
@@ -94,6 +108,7 @@ export class EagerPublisher {
     );
     for (const k of keys) this.chains.set(k, settled);
     void settled.then(() => {
+      release();
       for (const k of keys) if (this.chains.get(k) === settled) this.chains.delete(k);
     });
     return next;

@@ -131,6 +131,12 @@ export class OutboxRelay {
   /** Every wait or retry in progress (some are no longer in {@link retries} while they flush), for stop(). */
   private readonly cancels = new Set<AbortController>();
   private readonly inFlight = new Set<Promise<void>>();
+  /**
+   * Documents this process publishes itself (an eager publication queued or running), with how many holds each
+   * has: the sweep passes them. Under a burst an eager publication can wait in its queue longer than the grace
+   * period; the sweep sending it too would publish every such event twice and double the store's writes.
+   */
+  private readonly held = new Map<string, number>();
 
   constructor(
     private readonly opts: {
@@ -172,7 +178,7 @@ export class OutboxRelay {
    */
   later(model: OutboxModel, id: unknown, delayMs?: number): void {
     if (this.closing) return; // stopping: the next start's sweep publishes it
-    const key = `${model.collection.name}:${String(id)}`;
+    const key = this.key(model, id);
     if (this.retries.has(key)) return; // already due; that flush reads the whole outbox
     const cancel = new AbortController();
     this.retries.set(key, cancel);
@@ -217,9 +223,32 @@ export class OutboxRelay {
     void run.finally(() => this.inFlight.delete(run));
   }
 
+  /**
+   * Marks documents as published by this process until the returned function is called (once; later calls do
+   * nothing): the sweep passes them. Whatever fails must be handed to {@link later} before the hold ends.
+   */
+  hold(model: OutboxModel, ids: unknown[]): () => void {
+    const keys = ids.map((id) => this.key(model, id));
+    for (const k of keys) this.held.set(k, (this.held.get(k) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const k of keys) {
+        const n = (this.held.get(k) ?? 1) - 1;
+        if (n > 0) this.held.set(k, n);
+        else this.held.delete(k);
+      }
+    };
+  }
+
+  private key(model: OutboxModel, id: unknown): string {
+    return `${model.collection.name}:${String(id)}`;
+  }
+
   /** Cancels a pending {@link later} of the document: it was published by other means. */
   forget(model: OutboxModel, id: unknown): void {
-    const key = `${model.collection.name}:${String(id)}`;
+    const key = this.key(model, id);
     this.retries.get(key)?.abort(new Error('published'));
     this.retries.delete(key);
   }
@@ -252,6 +281,9 @@ export class OutboxRelay {
           if (this.closing || failedInARow >= limit) break;
           if (!doc.outbox?.length) continue;
           found += doc.outbox.length;
+          // This process publishes it already (eagerly, or on its retry timer).
+          const key = this.key(model, doc._id);
+          if (this.held.has(key) || this.retries.has(key)) continue;
           try {
             await this.publishStaged(model, doc._id, doc.outbox, doc.outboxSeq ?? 0);
             published += doc.outbox.length;

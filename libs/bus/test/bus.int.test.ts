@@ -575,6 +575,38 @@ describe('outbox', () => {
     expect(await Capped.countDocuments({ outboxPending: true })).toBe(0);
   });
 
+  it('passes documents this process publishes itself (held, or on a retry timer) until they are released', async () => {
+    const { topic } = await topicPair();
+    const got = await collect(topic);
+    const Held = ownModel('Held');
+    const events = ['h1', 'h2', 'h3'].map((id, i) => placed(i + 1, id));
+    for (const e of events)
+      await Held.create({ _id: `${e.subject}`, accountId: 'acc1', ...stagedFields(outboxEntries(topic, [e])) });
+    const relay = new OutboxRelay({ models: [Held], producer, logger, graceMs: 0 });
+    // h1 is queued for an eager publication twice (two holders); h2 waits for its retry timer.
+    const first = relay.hold(Held, ['h1']);
+    const second = relay.hold(Held, ['h1']);
+    relay.later(Held, 'h2', 600_000);
+    const sent = jest.spyOn(producer, 'publish');
+    const sentIds = () => sent.mock.calls.flatMap(([, evs]) => evs.map((e) => e.subject));
+    try {
+      expect(await relay.runOnce(0, { pendingOnly: true })).toBe(1);
+      expect(sentIds()).toEqual(['h3']);
+      first();
+      first(); // a second call of one release does nothing: the other holder still holds h1
+      expect(await relay.runOnce(0, { pendingOnly: true })).toBe(0);
+      second();
+      relay.forget(Held, 'h2'); // its timer is cancelled: nobody here publishes it any more
+      expect(await relay.runOnce(0, { pendingOnly: true })).toBe(2);
+      expect(sentIds().sort()).toEqual(['h1', 'h2', 'h3']); // each once
+    } finally {
+      sent.mockRestore();
+      await relay.stop();
+    }
+    await eventually(() => got.length, { accept: (n) => n >= 3, what: 'the three events' });
+    expect(await Held.countDocuments({ outboxPending: true })).toBe(0);
+  });
+
   it('clears the flag of every document a grouped publish (publishStagedMany) sent', async () => {
     const { topic } = await topicPair();
     const got = await collect(topic);
