@@ -102,11 +102,11 @@ interface Measured {
 }
 
 /** CPU and memory of each process, and the store's commands, over `seconds` at rest. */
-async function measure(procs: Map<string, number>, label = ''): Promise<Measured> {
+async function measure(procs: Map<string, number>, signal: AbortSignal, label = ''): Promise<Measured> {
   const before = new Map([...procs].map(([n, pid]) => [n, usage(pid)]));
   const cmdsBefore = await storeCommands();
   const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, seconds * 1000));
+  await sleep(seconds * 1000, undefined, { signal });
   const elapsed = (performance.now() - t0) / 1000;
   const cmdsAfter = await storeCommands();
   const rows: Row[] = [];
@@ -278,6 +278,9 @@ async function fillBacklog(
   await call('/admin/routes/Idle', admin, 'PUT', { name: 'Idle', interactionPlan: 'Idle Plan' });
   const t0 = performance.now();
   const batches = Math.ceil(size / 50);
+  // One worker's failure stops the other (the bench is failing: no more Invokes), as does Ctrl-C.
+  const failed = new AbortController();
+  const stop = AbortSignal.any([signal, failed.signal]);
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < batches; i = next++) {
@@ -287,7 +290,7 @@ async function fillBacklog(
         externalId: `idle-${run}-${i}-${j}`,
         route: 'Idle',
       }));
-      signal.throwIfAborted();
+      stop.throwIfAborted();
       const { results } = (await call('/interactions/Invoke', invoke, 'POST', { requests })) as {
         results?: { outcome?: string }[];
       };
@@ -297,9 +300,18 @@ async function fillBacklog(
       if ((i + 1) % 20 === 0) process.stdout.write(`[bench] idle: queued ${(i + 1) * 50}/${size}\n`);
     }
   };
-  await Promise.all([worker(), worker()]);
+  const guarded = () =>
+    worker().catch((err) => {
+      failed.abort(err);
+      throw err;
+    });
+  await Promise.all([guarded(), guarded()]);
   return Math.round((performance.now() - t0) / 100) / 10;
 }
+
+/** Aborted by Ctrl-C: the waits end, the cleanup runs, the bench exits 130. */
+const interrupt = new AbortController();
+const interrupted = interrupt.signal;
 
 async function main() {
   await testInfra();
@@ -320,11 +332,12 @@ async function main() {
   };
   const children = new Map<string, ChildProcess>();
   let account: string | undefined; // the bench's own account, once made
+  const running = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
+  // One SIGTERM each: a service handles the first and shuts down; a second would end it mid-shutdown.
   const stopAll = () => {
-    for (const c of children.values()) c.kill('SIGTERM');
+    for (const c of children.values()) if (running(c) && !c.killed) c.kill('SIGTERM');
   };
   // Ctrl-C stops the waits below; the cleanup in `finally` still removes the bench's account. A second one exits.
-  const interrupt = new AbortController();
   process.on('SIGINT', () => {
     if (interrupt.signal.aborted) process.exit(130);
     process.stdout.write('[bench] idle: interrupted; stopping the services and removing the bench account\n');
@@ -344,7 +357,8 @@ async function main() {
     const deadline = Date.now() + 180_000;
     for (const s of services) {
       for (;;) {
-        if (children.get(s.name)?.exitCode !== null) throw new Error(`${s.name} exited before it was ready`);
+        const child = children.get(s.name);
+        if (!child || !running(child)) throw new Error(`${s.name} exited before it was ready`);
         const ok = await fetch(`http://127.0.0.1:${s.port}/readyz`).then(
           (r) => r.ok,
           () => false,
@@ -370,7 +384,7 @@ async function main() {
       const pid = pidFrom(resolve(dataDir, file));
       if (pid) procs.set(name, pid);
     }
-    const empty = await measure(procs);
+    const empty = await measure(procs, interrupted);
     const rows = [...empty.rows];
     const total = (m: Measured) => Object.values(m.perProcess).reduce((a, p) => a + p.cpuPercent, 0);
     rows.push(totalRow('idle.total', empty, total(empty), 'nothing queued'));
@@ -384,7 +398,7 @@ async function main() {
         `[bench] idle: ${backlogSize} interactions queued in ${fillSeconds} s, no agent Ready; settling ${backlogSettle} s, measuring ${seconds} s\n`,
       );
       await pause(backlogSettle * 1000);
-      const m = await measure(procs, 'with the backlog ');
+      const m = await measure(procs, interrupted, 'with the backlog ');
       backlog = { ...m, queued: backlogSize, fillSeconds };
       rows.push(
         totalRow(
@@ -419,7 +433,7 @@ async function main() {
   } finally {
     stopAll();
     await Promise.all(
-      [...children.values()].map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)),
+      [...children.values()].map((c) => (running(c) ? new Promise((r) => c.once('exit', r)) : undefined)),
     );
     if (account) {
       const removed = await removeAccount(account);
@@ -429,6 +443,7 @@ async function main() {
 }
 
 main().catch((err) => {
+  if (interrupted.aborted) process.exit(130);
   process.stderr.write(`${err?.stack ?? err}\n`);
   process.exit(1);
 });

@@ -190,6 +190,7 @@ export class OutboxRelay {
           async () => {
             // While flushing, a new write's later() arms its own wait (this flush may have read before that write).
             if (this.retries.get(key) === cancel) this.retries.delete(key);
+            const release = this.hold(model, [id]); // the sweep passes it while this flush runs
             try {
               await this.flush(model, id);
             } catch (err) {
@@ -197,6 +198,8 @@ export class OutboxRelay {
                 cancel.abort(new Error('superseded')); // the newer wait retries instead
               else this.retries.set(key, cancel);
               throw err;
+            } finally {
+              release();
             }
           },
           {

@@ -99,7 +99,7 @@ export class KeyRing {
             encryptionKeyId: this.box.keyIdOf(doc.privateKeySealed),
             reason: (err as Error).message,
           },
-          "upcoming token signing key cannot be opened with this gateway's CC_ENCRYPTION_KEYS: token requests will fail once it activates; give every replica the encryption key that sealed it, or rotate again with the keys the replicas share",
+          'upcoming token signing key cannot be opened with the CC_ENCRYPTION_KEYS of this process: a gateway with these keys will fail token requests once it activates; give every replica the encryption key that sealed it, or rotate again with the keys the replicas share',
         );
       }
     }
