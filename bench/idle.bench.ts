@@ -339,12 +339,12 @@ async function main() {
   };
   // Ctrl-C stops the waits below; the cleanup in `finally` still removes the bench's account. A second one exits.
   process.on('SIGINT', () => {
-    if (interrupt.signal.aborted) process.exit(130);
+    if (interrupted.aborted) process.exit(130);
     process.stdout.write('[bench] idle: interrupted; stopping the services and removing the bench account\n');
     interrupt.abort(new Error('interrupted'));
     stopAll();
   });
-  const pause = (ms: number) => sleep(ms, undefined, { signal: interrupt.signal });
+  const pause = (ms: number) => sleep(ms, undefined, { signal: interrupted });
   try {
     for (const s of services) {
       const child = spawn(process.execPath, ['--import', 'tsx', `services/${s.name}/src/main.ts`], {
@@ -393,7 +393,7 @@ async function main() {
       const tokens = await benchAccount((accountId) => {
         account = accountId;
       });
-      const fillSeconds = await fillBacklog(tokens, backlogSize, interrupt.signal);
+      const fillSeconds = await fillBacklog(tokens, backlogSize, interrupted);
       process.stdout.write(
         `[bench] idle: ${backlogSize} interactions queued in ${fillSeconds} s, no agent Ready; settling ${backlogSettle} s, measuring ${seconds} s\n`,
       );

@@ -1,5 +1,5 @@
 import type { Logger } from '@cc/kit';
-import type { OutboxModel, OutboxRelay, Staged } from './outbox';
+import { type OutboxModel, type OutboxRelay, outboxKey, type Staged } from './outbox';
 
 /** Options of {@link EagerPublisher.soon}. */
 export interface SoonOptions {
@@ -86,16 +86,12 @@ export class EagerPublisher {
     await Promise.all([...this.chains.values()]);
   }
 
-  private key(model: OutboxModel, id: unknown): string {
-    return `${model.collection.name}:${String(id)}`;
-  }
-
   /**
    * Runs `work` after every earlier publication of these documents, and registers it as their latest; the relay's
    * sweep passes them until it settled (a failure has been handed to the relay's retry by then).
    */
   private chain(model: OutboxModel, ids: unknown[], work: () => Promise<void>): Promise<void> {
-    const keys = ids.map((id) => this.key(model, id));
+    const keys = ids.map((id) => outboxKey(model, id));
     const release = this.opts.relay.hold(model, ids);
     const previous = keys.flatMap((k) => {
       const p = this.chains.get(k);

@@ -110,6 +110,11 @@ function byId(id: unknown): mongo.Filter<mongo.Document> {
   return { _id: id } as mongo.Filter<mongo.Document>;
 }
 
+/** One document of one outbox collection, as the relay and the eager publisher track it: `<collection>:<id>`. */
+export function outboxKey(model: OutboxModel, id: unknown): string {
+  return `${model.collection.name}:${String(id)}`;
+}
+
 function raw(model: OutboxModel): mongo.Collection {
   return model.collection as unknown as mongo.Collection;
 }
@@ -178,7 +183,7 @@ export class OutboxRelay {
    */
   later(model: OutboxModel, id: unknown, delayMs?: number): void {
     if (this.closing) return; // stopping: the next start's sweep publishes it
-    const key = this.key(model, id);
+    const key = outboxKey(model, id);
     if (this.retries.has(key)) return; // already due; that flush reads the whole outbox
     const cancel = new AbortController();
     this.retries.set(key, cancel);
@@ -231,7 +236,7 @@ export class OutboxRelay {
    * nothing): the sweep passes them. Whatever fails must be handed to {@link later} before the hold ends.
    */
   hold(model: OutboxModel, ids: unknown[]): () => void {
-    const keys = ids.map((id) => this.key(model, id));
+    const keys = ids.map((id) => outboxKey(model, id));
     for (const k of keys) this.held.set(k, (this.held.get(k) ?? 0) + 1);
     let released = false;
     return () => {
@@ -245,13 +250,9 @@ export class OutboxRelay {
     };
   }
 
-  private key(model: OutboxModel, id: unknown): string {
-    return `${model.collection.name}:${String(id)}`;
-  }
-
   /** Cancels a pending {@link later} of the document: it was published by other means. */
   forget(model: OutboxModel, id: unknown): void {
-    const key = this.key(model, id);
+    const key = outboxKey(model, id);
     this.retries.get(key)?.abort(new Error('published'));
     this.retries.delete(key);
   }
@@ -285,7 +286,7 @@ export class OutboxRelay {
           if (!doc.outbox?.length) continue;
           found += doc.outbox.length;
           // This process publishes it already (eagerly, or on its retry timer).
-          const key = this.key(model, doc._id);
+          const key = outboxKey(model, doc._id);
           if (this.held.has(key) || this.retries.has(key)) continue;
           try {
             await this.publishStaged(model, doc._id, doc.outbox, doc.outboxSeq ?? 0);
