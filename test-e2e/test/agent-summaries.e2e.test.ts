@@ -141,6 +141,7 @@ let kafka: Kafka;
 let watcher: Consumer;
 let producer: Producer;
 const seen: ActivityEvent[] = [];
+const seenIds = new Set<string>();
 
 beforeAll(async () => {
   cc = await ContactCenter.setup('summaries');
@@ -158,7 +159,11 @@ beforeAll(async () => {
   await watcher.run({
     eachMessage: async ({ message }) => {
       const e = JSON.parse(message.value?.toString() ?? '{}') as ActivityEvent;
-      if (e.accountid === cc.tenant.accountId) seen.push(e);
+      // Delivery is at least once (a rebalance re-delivers, a publisher may retry): one event per id, as consumers do.
+      if (e.accountid === cc.tenant.accountId && !seenIds.has(e.id)) {
+        seenIds.add(e.id);
+        seen.push(e);
+      }
     },
   });
   await joined;

@@ -90,14 +90,16 @@ export class EagerPublisher {
    * Runs `work` after every earlier publication of these documents, and registers it as their latest; the relay's
    * sweep passes them until it settled (a failure has been handed to the relay's retry by then).
    */
-  private chain(model: OutboxModel, ids: unknown[], work: () => Promise<void>): Promise<void> {
+  private chain(model: OutboxModel, ids: unknown[], work: () => Promise<unknown>): Promise<void> {
     const keys = ids.map((id) => outboxKey(model, id));
     const release = this.opts.relay.hold(model, ids);
     const previous = keys.flatMap((k) => {
       const p = this.chains.get(k);
       return p ? [p] : [];
     });
-    const next = Promise.all(previous).then(work);
+    const next = Promise.all(previous)
+      .then(work)
+      .then(() => undefined);
     const settled = next.then(
       () => undefined,
       () => undefined,

@@ -171,10 +171,10 @@ export class OutboxRelay {
     return this.opts.sweepMs ?? 30_000;
   }
 
-  /** Publishes everything pending on one document, in order, then removes what was sent. */
-  async flush(model: OutboxModel, id: unknown): Promise<void> {
+  /** Publishes everything pending on one document, in order, then removes what was sent; returns how many it sent. */
+  async flush(model: OutboxModel, id: unknown): Promise<number> {
     const doc = (await raw(model).findOne(byId(id), { projection: { outbox: 1, outboxSeq: 1 } })) as OutboxView | null;
-    if (doc?.outbox?.length) await this.publishStaged(model, id, doc.outbox, doc.outboxSeq ?? 0);
+    return doc?.outbox?.length ? this.publishStaged(model, id, doc.outbox, doc.outboxSeq ?? 0) : 0;
   }
 
   /**
@@ -289,8 +289,9 @@ export class OutboxRelay {
           const key = outboxKey(model, doc._id);
           if (this.held.has(key) || this.retries.has(key)) continue;
           try {
-            await this.publishStaged(model, doc._id, doc.outbox, doc.outboxSeq ?? 0);
-            published += doc.outbox.length;
+            // Read again rather than send what the cursor read: a publication of this process that was still
+            // holding the document then may have sent and cleared it since (the cursor reads a whole batch ahead).
+            published += await this.flush(model, doc._id);
             failedInARow = 0;
           } catch (err) {
             // One document's bad or unpublishable event must not stall every other document's.
@@ -375,9 +376,9 @@ export class OutboxRelay {
 
   /**
    * Publishes entries read from (or just written to) one document, in order, then clears them if nothing was staged
-   * since (`outboxSeq` unchanged); otherwise reads the document again and sends the rest.
+   * since (`outboxSeq` unchanged); otherwise reads the document again and sends the rest. Returns how many it sent.
    */
-  async publishStaged(model: OutboxModel, id: unknown, entries: OutboxEntry[], seq: number): Promise<void> {
+  async publishStaged(model: OutboxModel, id: unknown, entries: OutboxEntry[], seq: number): Promise<number> {
     const sent = new Set<string>();
     for (let round = 0; round < 5; round++) {
       const pending = entries.filter((e) => !sent.has(e._id));
@@ -392,13 +393,14 @@ export class OutboxRelay {
       }
       // Clear only if nothing was staged since we read the entries; otherwise read again and send the rest.
       const done = await raw(model).updateOne({ ...byId(id), outboxSeq: seq }, cleared);
-      if (done.matchedCount === 1) return;
+      if (done.matchedCount === 1) return sent.size;
       const fresh = (await raw(model).findOne(byId(id), {
         projection: { outbox: 1, outboxSeq: 1 },
       })) as OutboxView | null;
-      if (!fresh?.outbox?.length) return;
+      if (!fresh?.outbox?.length) return sent.size;
       entries = fresh.outbox;
       seq = fresh.outboxSeq ?? 0;
     }
+    return sent.size;
   }
 }

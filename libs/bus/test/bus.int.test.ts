@@ -607,6 +607,35 @@ describe('outbox', () => {
     expect(await Held.countDocuments({ outboxPending: true })).toBe(0);
   });
 
+  it('does not re-send a document whose hold ended after the sweep read it (it reads the document again)', async () => {
+    const { topic } = await topicPair();
+    const got = await collect(topic);
+    const Raced = ownModel('Raced');
+    // r1 first in natural order: the sweep's cursor reads both, then publishes r1 while r2 is still held.
+    for (const [i, id] of ['r1', 'r2'].entries())
+      await Raced.create({ _id: id, accountId: 'acc1', ...stagedFields(outboxEntries(topic, [placed(i + 1, id)])) });
+    const relay = new OutboxRelay({ models: [Raced], producer, logger, graceMs: 0 });
+    const release = relay.hold(Raced, ['r2']);
+    const publish = producer.publish.bind(producer);
+    // While the sweep sends r1, r2's own publication ends as an eager one would: sent, cleared, released.
+    const sent = jest.spyOn(producer, 'publish').mockImplementation(async (t, evs, headers) => {
+      await publish(t, evs, headers);
+      if (evs[0]?.subject === 'r1') {
+        await relay.flush(Raced, 'r2');
+        release();
+      }
+    });
+    try {
+      expect(await relay.runOnce(0, { pendingOnly: true })).toBe(1);
+      expect(sent.mock.calls.flatMap(([, evs]) => evs.map((e) => e.subject))).toEqual(['r1', 'r2']); // r2 once
+    } finally {
+      sent.mockRestore();
+      await relay.stop();
+    }
+    await eventually(() => got.length, { accept: (n) => n >= 2, what: 'the two events' });
+    expect(await Raced.countDocuments({ outboxPending: true })).toBe(0);
+  });
+
   it('clears the flag of every document a grouped publish (publishStagedMany) sent', async () => {
     const { topic } = await topicPair();
     const got = await collect(topic);
