@@ -94,6 +94,9 @@ export interface Staged {
 /** The relay's clear, at the `outboxSeq` it published: nothing was staged since, so nothing is pending. */
 const cleared = { $set: { outbox: [], outboxPending: false } };
 
+/** Most documents the relay remembers as failing (see `OutboxRelay.failing`); the longest-known are forgotten first. */
+const maxFailing = 10_000;
+
 /** Most operations in one bulk write (larger bulks stall FerretDB). */
 const bulkChunk = 50;
 
@@ -142,6 +145,13 @@ export class OutboxRelay {
    * period; the sweep sending it too would publish every such event twice and double the store's writes.
    */
   private readonly held = new Map<string, number>();
+  /**
+   * Documents a sweep could not publish: how often in a row, and the last sweep that passes them. Later sweeps
+   * pass such a document for 1, 2, then 4 sweeps: `batchSize` unpublishable documents first in the cursor's
+   * order would otherwise end every sweep of their collection before it reached anything after them.
+   */
+  private readonly failing = new Map<string, { failures: number; passUntil: number }>();
+  private sweeps = 0;
 
   constructor(
     private readonly opts: {
@@ -264,11 +274,13 @@ export class OutboxRelay {
    * also find entries a version before the flag staged). Each collection is read through one cursor, `batchSize`
    * documents at a time, up to `batchSize` × `maxBatches` documents: a crashed writer's or a broker outage's
    * backlog goes out in one sweep rather than one batch per sweep, and a scanning query runs once per sweep. A
-   * document whose entries cannot be published is logged and kept (the sweep goes on past it); `batchSize`
-   * failures in a row (the broker is down, most likely) end that collection's sweep.
+   * document whose entries cannot be published is logged and kept (the sweep goes on past it, and the next 1, 2,
+   * then 4 sweeps pass it); `batchSize` failures in a row (the broker is down, most likely) end that collection's
+   * sweep, and the next sweep starts past the documents that failed.
    */
   async runOnce(graceMs = this.graceMs, { pendingOnly = false }: { pendingOnly?: boolean } = {}): Promise<number> {
     let published = 0;
+    const sweep = ++this.sweeps;
     const cutoff = new Date(Date.now() - graceMs);
     const limit = this.opts.batchSize ?? 100;
     const most = limit * (this.opts.maxBatches ?? 100);
@@ -288,14 +300,21 @@ export class OutboxRelay {
           // This process publishes it already (eagerly, or on its retry timer).
           const key = outboxKey(model, doc._id);
           if (this.held.has(key) || this.retries.has(key)) continue;
+          const failing = this.failing.get(key);
+          if (failing && sweep <= failing.passUntil) continue; // failed lately: its turn comes back
           try {
             // Read again rather than send what the cursor read: a publication of this process that was still
             // holding the document then may have sent and cleared it since (the cursor reads a whole batch ahead).
             published += await this.flush(model, doc._id);
             failedInARow = 0;
+            this.failing.delete(key);
           } catch (err) {
             // One document's bad or unpublishable event must not stall every other document's.
             failedInARow++;
+            const failures = (failing?.failures ?? 0) + 1;
+            this.failing.delete(key); // re-inserted last: the oldest entry goes first when the map is full
+            this.failing.set(key, { failures, passUntil: sweep + Math.min(2 ** (failures - 1), 4) });
+            if (this.failing.size > maxFailing) this.failing.delete(this.failing.keys().next().value as string);
             this.opts.logger.error(
               { err: (err as Error).message, collection: model.collection.name, id: String(doc._id) },
               'outbox entry not published',

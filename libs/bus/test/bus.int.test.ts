@@ -548,15 +548,53 @@ describe('outbox', () => {
       await eventually(() => got.length, { accept: (n) => n >= 5, what: 'the flagged entries' });
       expect(new Set(got.map((m) => JSON.parse(m.value).id))).toEqual(new Set(flagged.map((e) => e.id)));
       expect(await relay.runOnce(0)).toBe(5);
-      expect(triedBad()).toBe(2);
+      expect(triedBad()).toBe(1); // it failed in the sweep before: this one passes it
       await eventually(() => got.length, { accept: (n) => n >= 10, what: 'the unflagged entries' });
       expect(new Set(got.slice(5).map((m) => JSON.parse(m.value).id))).toEqual(new Set(unflagged.map((e) => e.id)));
+      expect(await relay.runOnce(0)).toBe(0);
+      expect(triedBad()).toBe(2);
     } finally {
       tried.mockRestore();
     }
     const left = await Drained.find({ 'outbox.0': { $exists: true } }, { _id: 1 }).lean();
     expect(left.map((d) => d._id)).toEqual(['d-bad']); // kept for inspection; everything else cleared
     expect(await Drained.countDocuments({ outboxPending: true })).toBe(1);
+  });
+
+  it('reaches what follows batchSize unpublishable documents: the sweeps after a failure pass the document', async () => {
+    const { topic } = await topicPair();
+    const got = await collect(topic);
+    const Poisoned = ownModel('Poisoned');
+    // Two never-publishable documents first in natural order; a sweep reading two at a time ends after two failures.
+    const bad = ['p-bad1', 'p-bad2'].map((id) => ({ ...placed(1, id), data: { qty: 'not a number' } }) as CloudEvent);
+    const good = placed(3, 'p-good');
+    for (const e of [...bad, good])
+      await Poisoned.create({ _id: `${e.subject}`, accountId: 'acc1', ...stagedFields(outboxEntries(topic, [e])) });
+    const tried = jest.spyOn(producer, 'publish');
+    const tries = (id: string) => tried.mock.calls.filter(([, events]) => events.some((e) => e.id === id)).length;
+    try {
+      const relay = new OutboxRelay({ models: [Poisoned], producer, logger, graceMs: 0, batchSize: 2 });
+      expect(await relay.runOnce(0, { pendingOnly: true })).toBe(0); // two failures in a row: the sweep ends
+      expect(await relay.runOnce(0, { pendingOnly: true })).toBe(1); // passes both, reaches p-good
+      await eventually(() => got.length, { accept: (n) => n >= 1, what: "p-good's event" });
+      expect(JSON.parse(got[0]?.value as string).id).toBe(good.id);
+      expect(bad.map((e) => tries(e.id))).toEqual([1, 1]);
+      // Then the pause after each failure doubles: tried in sweeps 3 and 6, passed in 4 and 5.
+      const afterSweep = [];
+      for (let i = 0; i < 4; i++) {
+        await relay.runOnce(0, { pendingOnly: true });
+        afterSweep.push(bad.map((e) => tries(e.id)));
+      }
+      expect(afterSweep).toEqual([
+        [2, 2],
+        [2, 2],
+        [2, 2],
+        [3, 3],
+      ]);
+    } finally {
+      tried.mockRestore();
+    }
+    expect(await Poisoned.countDocuments({ outboxPending: true })).toBe(2); // kept for inspection
   });
 
   it('reads at most batchSize x maxBatches documents per collection in one sweep; the next sweep goes on', async () => {
