@@ -1,4 +1,4 @@
-import { eventually } from '@cc/testing';
+import { eventually, throughout } from '@cc/testing';
 import {
   type AgentRef,
   asyncTimeoutMs,
@@ -312,13 +312,22 @@ describe('main flow: provider, routing, agents and notifications through the gat
     res.body.results.forEach((r, i) => {
       expect(r).toMatchObject({ index: i, interactionId: results[i]?.interactionId, duplicate: true });
     });
-    // Nothing new rings, nothing new is assigned or notified.
-    expect(await cc.offers(alice)).toEqual([]);
-    expect(await cc.offers(bob)).toEqual([]);
-    expect(await cc.interactions(alice)).toEqual([]);
-    expect(await cc.interactions(bob)).toEqual([]);
-    expect((await cc.deliveries()).length).toBe(before.deliveries);
-    expect(cc.endpoint.received.length).toBe(before.received);
+    // Nothing new rings, nothing new is assigned or notified: checked for longer than a new interaction takes to
+    // ring a Ready agent and reach the provider (a check right after the answer would pass before anything could).
+    await throughout(
+      async () => ({
+        offers: [...(await cc.offers(alice)), ...(await cc.offers(bob))].length,
+        interactions: [...(await cc.interactions(alice)), ...(await cc.interactions(bob))].length,
+        deliveries: (await cc.deliveries()).length - before.deliveries,
+        received: cc.endpoint.received.length - before.received,
+      }),
+      {
+        forMs: 3_000,
+        intervalMs: 250,
+        what: 'nothing new after the duplicate Invoke',
+        accept: (v) => v.offers === 0 && v.interactions === 0 && v.deliveries === 0 && v.received === 0,
+      },
+    );
     // The same requestId with another body is a conflict, and processes nothing.
     const changed = await cc.invokeOnce({
       provider: cc.provider,

@@ -26,3 +26,21 @@ export async function eventually<T>(
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
   }
 }
+
+/**
+ * Probes for `forMs` (every `intervalMs`) and fails at the first value `accept` refuses (or probe that throws): for
+ * a check that something does not happen, which means something only once the time it would take has passed.
+ */
+export async function throughout<T>(
+  probe: () => Promise<T> | T,
+  opts: { forMs: number; intervalMs?: number; what?: string; accept: (v: T) => boolean },
+): Promise<void> {
+  const end = Date.now() + opts.forMs;
+  for (;;) {
+    const value = await probe();
+    if (!opts.accept(value))
+      throw new Error(`${opts.what ?? 'condition'} no longer held; value: ${JSON.stringify(value)}`);
+    if (Date.now() >= end) return;
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 200));
+  }
+}
