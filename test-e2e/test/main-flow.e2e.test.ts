@@ -313,7 +313,7 @@ describe('main flow: provider, routing, agents and notifications through the gat
       expect(r).toMatchObject({ index: i, interactionId: results[i]?.interactionId, duplicate: true });
     });
     // Nothing new rings, nothing new is assigned or notified: checked for longer than a new interaction takes to
-    // ring a Ready agent and reach the provider (a check right after the answer would pass before anything could).
+    // ring alice or bob, both Ready (a check right after the answer would pass before anything could happen).
     await throughout(
       async () => ({
         offers: [...(await cc.offers(alice)), ...(await cc.offers(bob))].length,

@@ -2,6 +2,7 @@ import { delay, type Logger, type Metrics, retry, retryPolicies } from '@cc/kit'
 import { type Model, type mongo, Schema } from 'mongoose';
 import type { CloudEvent } from './envelope';
 import type { EventProducer } from './producer';
+import { InvalidEventError } from './schemas';
 
 /** An event waiting in its aggregate's document until it is on Kafka. */
 export interface OutboxEntry {
@@ -146,12 +147,17 @@ export class OutboxRelay {
    */
   private readonly held = new Map<string, number>();
   /**
-   * Documents a sweep could not publish: how often in a row, and the last sweep that passes them. Later sweeps
-   * pass such a document for 1, 2, then 4 sweeps: `batchSize` unpublishable documents first in the cursor's
-   * order would otherwise end every sweep of their collection before it reached anything after them.
+   * Documents a sweep found holding an invalid event (one that can never be published): how often in a row, and
+   * the last sweep that passes them. Later sweeps pass such a document for 1, 2, then 4 sweeps, rather than
+   * reading and validating it again each time. Per process; an entry goes when the document is published.
    */
   private readonly failing = new Map<string, { failures: number; passUntil: number }>();
   private sweeps = 0;
+  /**
+   * One set per sweep in progress, of the documents whose hold ended since that sweep began: what the sweep's
+   * cursor read of them (a whole batch ahead) may have been sent and cleared since, so the sweep reads them again.
+   */
+  private readonly sweepWatches = new Set<Set<string>>();
 
   constructor(
     private readonly opts: {
@@ -252,6 +258,7 @@ export class OutboxRelay {
     return () => {
       if (released) return;
       released = true;
+      for (const watch of this.sweepWatches) for (const k of keys) watch.add(k);
       for (const k of keys) {
         const n = (this.held.get(k) ?? 1) - 1;
         if (n > 0) this.held.set(k, n);
@@ -265,6 +272,7 @@ export class OutboxRelay {
     const key = outboxKey(model, id);
     this.retries.get(key)?.abort(new Error('published'));
     this.retries.delete(key);
+    this.failing.delete(key);
   }
 
   /**
@@ -274,13 +282,25 @@ export class OutboxRelay {
    * also find entries a version before the flag staged). Each collection is read through one cursor, `batchSize`
    * documents at a time, up to `batchSize` × `maxBatches` documents: a crashed writer's or a broker outage's
    * backlog goes out in one sweep rather than one batch per sweep, and a scanning query runs once per sweep. A
-   * document whose entries cannot be published is logged and kept (the sweep goes on past it, and the next 1, 2,
-   * then 4 sweeps pass it); `batchSize` failures in a row (the broker is down, most likely) end that collection's
-   * sweep, and the next sweep starts past the documents that failed.
+   * document whose entries cannot be published is logged and kept, and the sweep goes on past it (one holding an
+   * invalid event is passed by the next 1, 2, then 4 sweeps); `batchSize` other failures in a row (the broker is
+   * down, most likely) end that collection's sweep.
    */
   async runOnce(graceMs = this.graceMs, { pendingOnly = false }: { pendingOnly?: boolean } = {}): Promise<number> {
     let published = 0;
     const sweep = ++this.sweeps;
+    const released = new Set<string>();
+    this.sweepWatches.add(released);
+    try {
+      published = await this.sweepEach(sweep, released, graceMs, pendingOnly);
+    } finally {
+      this.sweepWatches.delete(released);
+    }
+    return published;
+  }
+
+  private async sweepEach(sweep: number, released: Set<string>, graceMs: number, pendingOnly: boolean) {
+    let published = 0;
     const cutoff = new Date(Date.now() - graceMs);
     const limit = this.opts.batchSize ?? 100;
     const most = limit * (this.opts.maxBatches ?? 100);
@@ -301,20 +321,25 @@ export class OutboxRelay {
           const key = outboxKey(model, doc._id);
           if (this.held.has(key) || this.retries.has(key)) continue;
           const failing = this.failing.get(key);
-          if (failing && sweep <= failing.passUntil) continue; // failed lately: its turn comes back
+          if (failing && sweep <= failing.passUntil) continue; // invalid lately: its turn comes back
           try {
-            // Read again rather than send what the cursor read: a publication of this process that was still
-            // holding the document then may have sent and cleared it since (the cursor reads a whole batch ahead).
-            published += await this.flush(model, doc._id);
+            // A document this process published while the sweep ran is read again: what the cursor read of it
+            // may have been sent and cleared since.
+            published += released.has(key)
+              ? await this.flush(model, doc._id)
+              : await this.publishStaged(model, doc._id, doc.outbox, doc.outboxSeq ?? 0);
             failedInARow = 0;
-            this.failing.delete(key);
           } catch (err) {
-            // One document's bad or unpublishable event must not stall every other document's.
-            failedInARow++;
-            const failures = (failing?.failures ?? 0) + 1;
-            this.failing.delete(key); // re-inserted last: the oldest entry goes first when the map is full
-            this.failing.set(key, { failures, passUntil: sweep + Math.min(2 ** (failures - 1), 4) });
-            if (this.failing.size > maxFailing) this.failing.delete(this.failing.keys().next().value as string);
+            // One document's bad or unpublishable event must not stall every other document's. An invalid event
+            // fails the same way every time, before any network call: it does not count towards the failures in
+            // a row that end the sweep (a broker outage), so no number of such documents keeps a sweep from the
+            // rest; it is passed for a while instead.
+            if (err instanceof InvalidEventError) {
+              const failures = (failing?.failures ?? 0) + 1;
+              this.failing.delete(key); // re-inserted last: the oldest entry goes first when the map is full
+              this.failing.set(key, { failures, passUntil: sweep + Math.min(2 ** (failures - 1), 4) });
+              if (this.failing.size > maxFailing) this.failing.delete(this.failing.keys().next().value as string);
+            } else failedInARow++;
             this.opts.logger.error(
               { err: (err as Error).message, collection: model.collection.name, id: String(doc._id) },
               'outbox entry not published',
@@ -412,7 +437,10 @@ export class OutboxRelay {
       }
       // Clear only if nothing was staged since we read the entries; otherwise read again and send the rest.
       const done = await raw(model).updateOne({ ...byId(id), outboxSeq: seq }, cleared);
-      if (done.matchedCount === 1) return sent.size;
+      if (done.matchedCount === 1) {
+        this.failing.delete(outboxKey(model, id)); // published at last: its invalid event was removed
+        return sent.size;
+      }
       const fresh = (await raw(model).findOne(byId(id), {
         projection: { outbox: 1, outboxSeq: 1 },
       })) as OutboxView | null;
