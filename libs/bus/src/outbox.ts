@@ -19,9 +19,17 @@ export interface OutboxEntry {
   createdAt: Date;
 }
 
-/** The event an outbox entry holds (its JSON text parsed, or the object of an entry an earlier version staged). */
-export function entryEvent(entry: Pick<OutboxEntry, 'event'>): CloudEvent {
-  return typeof entry.event === 'string' ? (JSON.parse(entry.event) as CloudEvent) : entry.event;
+/**
+ * The event an outbox entry holds (its JSON text parsed, or the object of an entry an earlier version staged). Text
+ * that does not parse is an {@link InvalidEventError}: it fails the same way on every attempt.
+ */
+export function entryEvent(entry: Pick<OutboxEntry, '_id' | 'event'>): CloudEvent {
+  if (typeof entry.event !== 'string') return entry.event;
+  try {
+    return JSON.parse(entry.event) as CloudEvent;
+  } catch (err) {
+    throw new InvalidEventError(`outbox entry ${entry._id}: unparseable event text (${(err as Error).message})`);
+  }
 }
 
 /**
@@ -98,6 +106,9 @@ const cleared = { $set: { outbox: [], outboxPending: false } };
 /** Most documents the relay remembers as failing (see `OutboxRelay.failing`); the longest-known are forgotten first. */
 const maxFailing = 10_000;
 
+/** Most released documents one sweep tracks by name (see `OutboxRelay.sweepWatches`); past it, it reads all again. */
+const maxReleased = 10_000;
+
 /** Most operations in one bulk write (larger bulks stall FerretDB). */
 const bulkChunk = 50;
 
@@ -117,6 +128,11 @@ function byId(id: unknown): mongo.Filter<mongo.Document> {
 /** One document of one outbox collection, as the relay and the eager publisher track it: `<collection>:<id>`. */
 export function outboxKey(model: OutboxModel, id: unknown): string {
   return `${model.collection.name}:${String(id)}`;
+}
+
+/** Every set of `all` but `own`, as they are when iterated. */
+function* othersThan<T>(own: T, all: Iterable<T>): Generator<T> {
+  for (const x of all) if (x !== own) yield x;
 }
 
 function raw(model: OutboxModel): mongo.Collection {
@@ -225,6 +241,8 @@ export class OutboxRelay {
           },
           {
             policy: { ...retryPolicies.outbox, minDelayMs: this.graceMs * 2, maxDelayMs: this.sweepMs },
+            // An invalid event fails the same way every time: left to the sweep, which passes it for a while.
+            retryable: (err) => !(err instanceof InvalidEventError),
             what: 'outbox retry',
             logger: this.opts.logger.child({ collection: model.collection.name }),
             signal,
@@ -252,13 +270,20 @@ export class OutboxRelay {
    * nothing): the sweep passes them. Whatever fails must be handed to {@link later} before the hold ends.
    */
   hold(model: OutboxModel, ids: unknown[]): () => void {
-    const keys = ids.map((id) => outboxKey(model, id));
+    return this.holdKeys(
+      ids.map((id) => outboxKey(model, id)),
+      this.sweepWatches,
+    );
+  }
+
+  /** {@link hold} by key; the release tells `watches` (every sweep running, or the others of a sweep's own hold). */
+  private holdKeys(keys: string[], watches: Iterable<Set<string>>): () => void {
     for (const k of keys) this.held.set(k, (this.held.get(k) ?? 0) + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      for (const watch of this.sweepWatches) for (const k of keys) watch.add(k);
+      for (const watch of watches) if (watch.size < maxReleased) for (const k of keys) watch.add(k);
       for (const k of keys) {
         const n = (this.held.get(k) ?? 1) - 1;
         if (n > 0) this.held.set(k, n);
@@ -322,12 +347,15 @@ export class OutboxRelay {
           if (this.held.has(key) || this.retries.has(key)) continue;
           const failing = this.failing.get(key);
           if (failing && sweep <= failing.passUntil) continue; // invalid lately: its turn comes back
+          // Held while the sweep sends it: another sweep of this relay passes it, or reads it again after.
+          const release = this.holdKeys([key], othersThan(released, this.sweepWatches));
           try {
             // A document this process published while the sweep ran is read again: what the cursor read of it
-            // may have been sent and cleared since.
-            published += released.has(key)
-              ? await this.flush(model, doc._id)
-              : await this.publishStaged(model, doc._id, doc.outbox, doc.outboxSeq ?? 0);
+            // may have been sent and cleared since (past maxReleased such documents, every one is read again).
+            published +=
+              released.has(key) || released.size >= maxReleased
+                ? await this.flush(model, doc._id)
+                : await this.publishStaged(model, doc._id, doc.outbox, doc.outboxSeq ?? 0);
             failedInARow = 0;
           } catch (err) {
             // One document's bad or unpublishable event must not stall every other document's. An invalid event
@@ -344,6 +372,8 @@ export class OutboxRelay {
               { err: (err as Error).message, collection: model.collection.name, id: String(doc._id) },
               'outbox entry not published',
             );
+          } finally {
+            release();
           }
         }
       } finally {
@@ -444,7 +474,10 @@ export class OutboxRelay {
       const fresh = (await raw(model).findOne(byId(id), {
         projection: { outbox: 1, outboxSeq: 1 },
       })) as OutboxView | null;
-      if (!fresh?.outbox?.length) return sent.size;
+      if (!fresh?.outbox?.length) {
+        this.failing.delete(outboxKey(model, id)); // cleared by another publication
+        return sent.size;
+      }
       entries = fresh.outbox;
       seq = fresh.outboxSeq ?? 0;
     }

@@ -12,6 +12,7 @@ import {
   ensureTopics,
   mongoDeduper,
   newEvent,
+  type OutboxEntry,
   type OutboxModel,
   OutboxRelay,
   outboxEntries,
@@ -597,6 +598,27 @@ describe('outbox', () => {
       tried.mockRestore();
     }
     expect(await Poisoned.countDocuments({ outboxPending: true })).toBe(2); // kept for inspection
+  });
+
+  it('takes an entry whose text does not parse for an invalid event: such documents first do not end the sweep', async () => {
+    const { topic } = await topicPair();
+    const got = await collect(topic);
+    const Corrupt = ownModel('Corrupt');
+    for (const id of ['x-bad1', 'x-bad2']) {
+      const [entry] = outboxEntries(topic, [placed(1, id)]);
+      await Corrupt.create({
+        _id: id,
+        accountId: 'acc1',
+        ...stagedFields([{ ...(entry as OutboxEntry), event: '{"specversion":"1.0",' }]),
+      });
+    }
+    const good = placed(3, 'x-good');
+    await Corrupt.create({ _id: 'x-good', accountId: 'acc1', ...stagedFields(outboxEntries(topic, [good])) });
+    const relay = new OutboxRelay({ models: [Corrupt], producer, logger, graceMs: 0, batchSize: 2 });
+    expect(await relay.runOnce(0, { pendingOnly: true })).toBe(1);
+    await eventually(() => got.length, { accept: (n) => n >= 1, what: "x-good's event" });
+    expect(JSON.parse(got[0]?.value as string).id).toBe(good.id);
+    expect(await Corrupt.countDocuments({ outboxPending: true })).toBe(2); // kept for inspection
   });
 
   it('reads at most batchSize x maxBatches documents per collection in one sweep; the next sweep goes on', async () => {

@@ -74,6 +74,11 @@ describe('outbox entries', () => {
 
   it('read an entry staged before events were kept as text (the object itself)', () => {
     const e = ev({ n: 2 });
-    expect(entryEvent({ event: e })).toBe(e);
+    expect(entryEvent({ _id: e.id, event: e })).toBe(e);
+  });
+
+  it('refuse text that does not parse as an invalid event, naming the entry', () => {
+    expect(() => entryEvent({ _id: 'ev-9', event: '{"id":' })).toThrow(InvalidEventError);
+    expect(() => entryEvent({ _id: 'ev-9', event: '{"id":' })).toThrow(/outbox entry ev-9: unparseable event text/);
   });
 });
