@@ -130,11 +130,6 @@ export function outboxKey(model: OutboxModel, id: unknown): string {
   return `${model.collection.name}:${String(id)}`;
 }
 
-/** Every set of `all` but `own`, as they are when iterated. */
-function* othersThan<T>(own: T, all: Iterable<T>): Generator<T> {
-  for (const x of all) if (x !== own) yield x;
-}
-
 function raw(model: OutboxModel): mongo.Collection {
   return model.collection as unknown as mongo.Collection;
 }
@@ -270,20 +265,13 @@ export class OutboxRelay {
    * nothing): the sweep passes them. Whatever fails must be handed to {@link later} before the hold ends.
    */
   hold(model: OutboxModel, ids: unknown[]): () => void {
-    return this.holdKeys(
-      ids.map((id) => outboxKey(model, id)),
-      this.sweepWatches,
-    );
-  }
-
-  /** {@link hold} by key; the release tells `watches` (every sweep running, or the others of a sweep's own hold). */
-  private holdKeys(keys: string[], watches: Iterable<Set<string>>): () => void {
+    const keys = ids.map((id) => outboxKey(model, id));
     for (const k of keys) this.held.set(k, (this.held.get(k) ?? 0) + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      for (const watch of watches) if (watch.size < maxReleased) for (const k of keys) watch.add(k);
+      for (const watch of this.sweepWatches) if (watch.size < maxReleased) for (const k of keys) watch.add(k);
       for (const k of keys) {
         const n = (this.held.get(k) ?? 1) - 1;
         if (n > 0) this.held.set(k, n);
@@ -297,7 +285,6 @@ export class OutboxRelay {
     const key = outboxKey(model, id);
     this.retries.get(key)?.abort(new Error('published'));
     this.retries.delete(key);
-    this.failing.delete(key);
   }
 
   /**
@@ -312,16 +299,13 @@ export class OutboxRelay {
    * down, most likely) end that collection's sweep.
    */
   async runOnce(graceMs = this.graceMs, { pendingOnly = false }: { pendingOnly?: boolean } = {}): Promise<number> {
-    let published = 0;
-    const sweep = ++this.sweeps;
     const released = new Set<string>();
     this.sweepWatches.add(released);
     try {
-      published = await this.sweepEach(sweep, released, graceMs, pendingOnly);
+      return await this.sweepEach(++this.sweeps, released, graceMs, pendingOnly);
     } finally {
       this.sweepWatches.delete(released);
     }
-    return published;
   }
 
   private async sweepEach(sweep: number, released: Set<string>, graceMs: number, pendingOnly: boolean) {
@@ -348,7 +332,7 @@ export class OutboxRelay {
           const failing = this.failing.get(key);
           if (failing && sweep <= failing.passUntil) continue; // invalid lately: its turn comes back
           // Held while the sweep sends it: another sweep of this relay passes it, or reads it again after.
-          const release = this.holdKeys([key], othersThan(released, this.sweepWatches));
+          const release = this.hold(model, [doc._id]);
           try {
             // A document this process published while the sweep ran is read again: what the cursor read of it
             // may have been sent and cleared since (past maxReleased such documents, every one is read again).
@@ -374,6 +358,7 @@ export class OutboxRelay {
             );
           } finally {
             release();
+            released.delete(key); // this sweep is past it (its own release told it too)
           }
         }
       } finally {
