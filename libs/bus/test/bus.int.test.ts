@@ -331,17 +331,10 @@ describe('bus on a real broker', () => {
 describe('producer after a partly refused send', () => {
   it('sends again to the partitions the broker wrote of a refused send: nothing dropped, nothing refused', async () => {
     const topic = freshName('small');
-    const admin = kafka.admin();
-    await admin.connect();
-    try {
-      // Messages of at most 1,000 bytes: a larger one is refused, and not retried, by the broker.
-      await admin.createTopics({
-        topics: [{ topic, numPartitions: 2, configEntries: [{ name: 'max.message.bytes', value: '1000' }] }],
-        waitForLeaders: true,
-      });
-    } finally {
-      await admin.disconnect();
-    }
+    // Messages of at most 1,000 bytes: a larger one is refused, and not retried, by the broker.
+    await ensureTopics(kafka, [
+      { topic, numPartitions: 2, configEntries: [{ name: 'max.message.bytes', value: '1000' }] },
+    ]);
     const got = await collect(topic);
     const values = () => got.map((m) => m.value);
     const p = new EventProducer(kafka, schemas, logger);
