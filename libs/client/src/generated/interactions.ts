@@ -854,7 +854,7 @@ export interface operations {
                     "application/vnd.cc-suite.v1+json": components["schemas"]["Provider"];
                 };
             };
-            /** @description The body breaks a rule (`REQUEST.VALIDATION`, one pointer per violation), or the endpoint is not a public https URL (`PROVIDER.ENDPOINT_NOT_ALLOWED`). */
+            /** @description The body breaks a rule (`REQUEST.VALIDATION`, one pointer per violation), the endpoint is not a public https URL (`PROVIDER.ENDPOINT_NOT_ALLOWED`), or its host is not a DNS name or has no address (`PROVIDER.ENDPOINT_UNRESOLVABLE`); pointer `/endpoint`. */
             400: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -1010,6 +1010,28 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The endpoint host could not be looked up now (DNS timed out or failed: `PROVIDER.DNS_UNAVAILABLE`); nothing was stored; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/provider-dns-unavailable",
+                     *       "title": "Endpoint host could not be checked",
+                     *       "status": 503,
+                     *       "detail": "endpoint host crm.example.com could not be resolved now (no DNS answer within 2000 ms); try again later",
+                     *       "code": "PROVIDER.DNS_UNAVAILABLE"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1059,7 +1081,7 @@ export interface operations {
                     "application/vnd.cc-suite.v1+json": components["schemas"]["Provider"];
                 };
             };
-            /** @description The body breaks a rule (`REQUEST.VALIDATION`, one pointer per violation), or the endpoint is not a public https URL (`PROVIDER.ENDPOINT_NOT_ALLOWED`). */
+            /** @description The body breaks a rule (`REQUEST.VALIDATION`, one pointer per violation), the endpoint is not a public https URL (`PROVIDER.ENDPOINT_NOT_ALLOWED`), or its host is not a DNS name or has no address (`PROVIDER.ENDPOINT_UNRESOLVABLE`); pointer `/endpoint`. */
             400: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -1215,6 +1237,28 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The endpoint host could not be looked up now (DNS timed out or failed: `PROVIDER.DNS_UNAVAILABLE`); nothing was stored; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/provider-dns-unavailable",
+                     *       "title": "Endpoint host could not be checked",
+                     *       "status": 503,
+                     *       "detail": "endpoint host crm.example.com could not be resolved now (no DNS answer within 2000 ms); try again later",
+                     *       "code": "PROVIDER.DNS_UNAVAILABLE"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

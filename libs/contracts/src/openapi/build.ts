@@ -35,8 +35,12 @@ const requestIdHeader = {
   schema: { type: 'string', maxLength: 200 },
 };
 
-const rateLimitHeaders = {
+const retryAfterHeader = {
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+};
+
+const rateLimitHeaders = {
+  ...retryAfterHeader,
   'RateLimit-Limit': { description: 'Requests allowed in the window.', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer', minimum: 0 } },
@@ -53,6 +57,7 @@ const defaultProblemText: Record<number, string> = {
   415: 'The body is not `application/json` (`REQUEST.UNSUPPORTED_MEDIA_TYPE`).',
   422: 'The request is well-formed but refers to something that does not exist.',
   429: 'Too many requests from this client; retry after `Retry-After` seconds (`REQUEST.RATE_LIMITED`).',
+  503: 'A dependency is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`).',
 };
 
 const problemCode: Record<number, string> = {
@@ -66,6 +71,7 @@ const problemCode: Record<number, string> = {
   415: 'REQUEST.UNSUPPORTED_MEDIA_TYPE',
   422: 'REQUEST.UNPROCESSABLE',
   429: 'REQUEST.RATE_LIMITED',
+  503: 'DEPENDENCY.UNAVAILABLE',
 };
 
 const problemTitle: Record<number, string> = {
@@ -79,6 +85,7 @@ const problemTitle: Record<number, string> = {
   415: 'Unsupported media type',
   422: 'Unprocessable content',
   429: 'Too many requests',
+  503: 'A dependency is unavailable',
 };
 
 /** An example problem body for a status, shaped as the kit's error handler writes it. */
@@ -99,7 +106,10 @@ export function problemResponse(status: number, description?: string, example?: 
   const text = description ?? defaultProblemText[status] ?? 'Error.';
   return {
     description: text,
-    headers: { 'x-request-id': requestIdHeader, ...(status === 429 ? rateLimitHeaders : {}) },
+    headers: {
+      'x-request-id': requestIdHeader,
+      ...(status === 429 ? rateLimitHeaders : status === 503 ? retryAfterHeader : {}),
+    },
     content: {
       'application/problem+json': {
         schema: problem,

@@ -124,7 +124,7 @@ const registerOperation = (operationId: string, alias: boolean): OpenApiObject =
     }),
     '400': problemResponse(
       400,
-      'The body breaks a rule (`REQUEST.VALIDATION`, one pointer per violation), or the endpoint is not a public https URL (`PROVIDER.ENDPOINT_NOT_ALLOWED`).',
+      'The body breaks a rule (`REQUEST.VALIDATION`, one pointer per violation), the endpoint is not a public https URL (`PROVIDER.ENDPOINT_NOT_ALLOWED`), or its host is not a DNS name or has no address (`PROVIDER.ENDPOINT_UNRESOLVABLE`); pointer `/endpoint`.',
       validationProblem([
         {
           pointer: '/headers/Authorization',
@@ -135,6 +135,18 @@ const registerOperation = (operationId: string, alias: boolean): OpenApiObject =
       ]),
     ),
     ...problems({ 401: true, 403: true, 406: true, 413: true, 415: true, 429: true }, versions),
+    '503': problemResponse(
+      503,
+      'The endpoint host could not be looked up now (DNS timed out or failed: `PROVIDER.DNS_UNAVAILABLE`); nothing was stored; retry after `Retry-After` seconds.',
+      problemExample(
+        503,
+        'endpoint host crm.example.com could not be resolved now (no DNS answer within 2000 ms); try again later',
+        {
+          code: 'PROVIDER.DNS_UNAVAILABLE',
+          title: 'Endpoint host could not be checked',
+        },
+      ),
+    ),
   },
 });
 

@@ -5,11 +5,12 @@ import { HostResolutionError, type ResolveHost } from '../domain/endpoint-policy
 /** The `dns.lookup` signature used (injectable for unit tests of the timeout). */
 export type LookupAll = (host: string, options: { all: true; verbatim: true }) => Promise<LookupAddress[]>;
 
-const notFound = new Set(['ENOTFOUND', 'ENODATA', 'EAI_NONAME', 'EAI_NODATA']);
+// EINVAL: getaddrinfo refused the name itself (too long, say): no DNS server would answer it either.
+const notFound = new Set(['ENOTFOUND', 'ENODATA', 'EAI_NONAME', 'EAI_NODATA', 'EINVAL']);
 
 /**
  * Resolves a host the way the notifier's HTTP client will (getaddrinfo via `dns.lookup`, every A and AAAA
- * record), bounded by a timeout. Not-found → `not-found`; no answer in time → `timeout`; other failures
+ * record), bounded by a timeout. Not-found or a name getaddrinfo refuses → `not-found`; no answer in time → `timeout`; other failures
  * (e.g. EAI_AGAIN) → `unavailable`. A timed-out lookup keeps its libuv thread until getaddrinfo returns.
  */
 export function dnsResolver(timeoutMs: number, lookupAll: LookupAll = lookup as LookupAll): ResolveHost {

@@ -30,6 +30,26 @@ const notAllowed = (message: string): AppError =>
 
 const publicOnly = 'notifications are sent only to public internet addresses';
 
+/** Longest DNS name in its text form, without the trailing dot (RFC 1035 §2.3.4: 255 octets on the wire). */
+const maxNameLength = 253;
+/** Longest DNS label (RFC 1035 §2.3.4). */
+const maxLabelLength = 63;
+
+/**
+ * Why a host name (no trailing dot) is not a DNS name at all, or undefined: longer than 253 characters, a label
+ * longer than 63, or an empty label. getaddrinfo refuses some of these without asking DNS (EINVAL), which is a
+ * fault of the endpoint, not of DNS; the message shows at most the first 64 characters of the name.
+ */
+export function dnsNameProblem(host: string): string | undefined {
+  const shown = host.length > 64 ? `${host.slice(0, 64)}... (${host.length} characters)` : host;
+  if (host.length > maxNameLength) return `name ${shown} is longer than ${maxNameLength} characters`;
+  const labels = host.split('.');
+  if (labels.some((l) => l.length === 0)) return `name ${shown} has an empty label`;
+  const long = labels.find((l) => l.length > maxLabelLength);
+  if (long) return `name ${shown} has a label longer than ${maxLabelLength} characters`;
+  return undefined;
+}
+
 /**
  * Checks that an endpoint is an https URL without credentials whose host is, or resolves only to, public
  * addresses (SSRF protection); hosts and ranges of the allowlist pass. Throws a coded {@link AppError}:
@@ -61,6 +81,11 @@ export async function checkEndpoint(
     const verdict = classifyAddress(host);
     if (!verdict.public) throw notAllowed(`endpoint host ${host} is ${verdict.kind}; ${publicOnly}`);
     return [host];
+  }
+  const invalid = dnsNameProblem(bareHost);
+  if (invalid) {
+    const message = `endpoint host ${invalid}; it cannot be resolved`;
+    throw providerError('PROVIDER.ENDPOINT_UNRESOLVABLE', message, [{ pointer: '/endpoint', message }]);
   }
   let addresses: string[];
   try {

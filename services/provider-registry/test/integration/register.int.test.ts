@@ -427,6 +427,12 @@ describe('SSRF protection: endpoints must be public', () => {
       'PROVIDER.ENDPOINT_UNRESOLVABLE',
       'endpoint host no-such-host.invalid does not resolve to any address',
     ],
+    [
+      // getaddrinfo refuses a name this long (EINVAL) without asking DNS: once answered 503 as if DNS were down.
+      `https://${'a.'.repeat(127)}com/hook`,
+      'PROVIDER.ENDPOINT_UNRESOLVABLE',
+      `endpoint host name ${'a.'.repeat(32)}... (257 characters) is longer than 253 characters; it cannot be resolved`,
+    ],
   ];
 
   it.each(cases)('%s is refused with a precise 400', async (endpoint, code, message) => {

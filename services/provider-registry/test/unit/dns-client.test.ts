@@ -23,8 +23,8 @@ describe('dnsResolver', () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
-  it('maps not-found codes to not-found and other failures to unavailable', async () => {
-    for (const code of ['ENOTFOUND', 'ENODATA']) {
+  it('maps not-found codes and a name getaddrinfo refuses (EINVAL) to not-found and other failures to unavailable', async () => {
+    for (const code of ['ENOTFOUND', 'ENODATA', 'EINVAL']) {
       await expect(dnsResolver(1000, failWith(code))('x')).rejects.toMatchObject({ reason: 'not-found' });
     }
     await expect(dnsResolver(1000, failWith('EAI_AGAIN'))('x')).rejects.toMatchObject({ reason: 'unavailable' });

@@ -154,6 +154,33 @@ describe('checkEndpoint', () => {
     expect(slow.message).toContain('no DNS answer within 2000 ms');
   });
 
+  it('refuses a host that is not a DNS name with 400 without asking DNS (getaddrinfo would refuse it: EINVAL)', async () => {
+    const asked: string[] = [];
+    const resolve: ResolveHost = async (host) => {
+      asked.push(host);
+      return ['93.184.216.34'];
+    };
+    const label63 = 'a'.repeat(63);
+    const longest = [label63, label63, label63, 'a'.repeat(61)].join('.');
+    expect(longest).toHaveLength(253);
+    await expect(checkEndpoint(`https://${longest}./hook`, { allowlist: none, resolve })).resolves.toEqual([
+      '93.184.216.34',
+    ]);
+    const tooLong = await refusal(`https://${longest}a/hook`, resolve);
+    expect(tooLong.code).toBe('PROVIDER.ENDPOINT_UNRESOLVABLE');
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.message).toBe(
+      `endpoint host name ${'a'.repeat(63)}.... (254 characters) is longer than 253 characters; it cannot be resolved`,
+    );
+    expect((await refusal(`https://${'b'.repeat(64)}.example/`, resolve)).message).toContain(
+      'has a label longer than 63 characters',
+    );
+    expect((await refusal('https://a..example/', resolve)).message).toBe(
+      'endpoint host name a..example has an empty label; it cannot be resolved',
+    );
+    expect(asked).toEqual([`${longest}.`]);
+  });
+
   it('lets the development allowlist pass hosts, addresses and ranges, and nothing else', async () => {
     const allowlist = EndpointAllowlist.parse('localhost, 127.0.0.1 ,10.0.0.0/8,[::1]');
     const resolve = table({ 'intranet.local': ['10.9.9.9'], other: ['192.168.0.1'] });
