@@ -287,7 +287,7 @@ async function tally(api: string, events: string): Promise<ApiFuzzResult> {
         for (const check of recorder.checks?.[id] ?? []) {
           if (check.status === 'success' || check.status === 'skip') continue;
           const op = recorder.cases?.[id]?.value;
-          const label = `${check.name}: ${op?.method ?? '?'} ${op?.path ?? '?'} -> ${response?.status_code ?? 'no answer'} (${check.failure_info?.failure?.title ?? check.status})`;
+          const label = `${check.name}: ${op?.method ?? '?'} ${op?.path ?? '?'} -> ${response?.status_code ?? 'no answer'} (${check.failure_info?.failure?.title ?? check.status})${status >= 500 ? problemSummary(decode(response?.content)) : ''}`;
           failures.set(label, (failures.get(label) ?? 0) + 1);
           if (check.name === 'not_a_server_error') result.serverErrors++;
           else if (conformanceChecks.includes(check.name)) result.schemaViolations++;
@@ -308,6 +308,17 @@ interface Recorder {
   cases?: Record<string, { value?: { method?: string; path?: string } }>;
   checks?: Record<string, { name: string; status: string; failure_info?: { failure?: { title?: string } } }[]>;
   interactions?: Record<string, { response?: { status_code?: number; content?: { $base64?: string } } | null }>;
+}
+
+/** A 5xx answer's problem code and detail (the first 200 characters), to tell a fault from an outside cause. */
+function problemSummary(body: string): string {
+  try {
+    const p = JSON.parse(body) as { code?: unknown; detail?: unknown };
+    const text = [p.code, p.detail].filter((v) => typeof v === 'string').join(': ');
+    return text ? ` [${text.length > 200 ? `${text.slice(0, 200)}...` : text}]` : '';
+  } catch {
+    return body ? ` [${body.slice(0, 200)}]` : '';
+  }
 }
 
 function decode(content: { $base64?: string } | undefined): string {

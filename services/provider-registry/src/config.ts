@@ -11,7 +11,10 @@ export const configSpec = {
     default: '',
     desc: 'Development only: comma-separated hosts, IP addresses or CIDR ranges an endpoint may use despite the public-address rule, e.g. 127.0.0.1,localhost',
   }),
-  DNS_TIMEOUT_MS: num({ default: 2000, desc: 'Longest wait for the DNS lookup of an endpoint host at registration' }),
+  DNS_TIMEOUT_MS: num({
+    default: 2000,
+    desc: 'Longest wait for the DNS lookup of an endpoint host at registration (a second lookup starts at half of it)',
+  }),
   SIGNING_SECRET_GRACE_S: num({
     default: 86400,
     desc: 'Seconds a rotated-out signing secret keeps signing notifications (both signatures are sent meanwhile)',
