@@ -260,7 +260,8 @@ async function tally(api: string, events: string): Promise<ApiFuzzResult> {
     errors: [],
     warnings: [],
   };
-  const failures = new Map<string, number>();
+  // Per distinct failure: how often, and for a 5xx the first answer's detail (to tell a fault from an outside cause).
+  const failures = new Map<string, { n: number; sample?: string }>();
   let notFound = 0;
   let succeeded = 0;
   try {
@@ -287,8 +288,10 @@ async function tally(api: string, events: string): Promise<ApiFuzzResult> {
         for (const check of recorder.checks?.[id] ?? []) {
           if (check.status === 'success' || check.status === 'skip') continue;
           const op = recorder.cases?.[id]?.value;
-          const label = `${check.name}: ${op?.method ?? '?'} ${op?.path ?? '?'} -> ${response?.status_code ?? 'no answer'} (${check.failure_info?.failure?.title ?? check.status})${status >= 500 ? problemSummary(decode(response?.content)) : ''}`;
-          failures.set(label, (failures.get(label) ?? 0) + 1);
+          const problem = status >= 500 ? problemOf(decode(response?.content)) : undefined;
+          const label = `${check.name}: ${op?.method ?? '?'} ${op?.path ?? '?'} -> ${response?.status_code ?? 'no answer'}${problem?.code ? ` ${problem.code}` : ''} (${check.failure_info?.failure?.title ?? check.status})`;
+          const seen = failures.get(label);
+          failures.set(label, { n: (seen?.n ?? 0) + 1, sample: seen?.sample ?? problem?.detail });
           if (check.name === 'not_a_server_error') result.serverErrors++;
           else if (conformanceChecks.includes(check.name)) result.schemaViolations++;
         }
@@ -299,7 +302,9 @@ async function tally(api: string, events: string): Promise<ApiFuzzResult> {
   }
   // No success at all and the catch-all 404 on its paths: the API's service is not part of the suite (yet).
   result.notServed = result.requests > 0 && succeeded === 0 && notFound > 0;
-  result.failures = [...failures].map(([label, n]) => `${label} x${n}`).sort();
+  result.failures = [...failures]
+    .map(([label, f]) => `${label} x${f.n}${f.sample ? `, e.g. "${f.sample}"` : ''}`)
+    .sort();
   return result;
 }
 
@@ -310,14 +315,17 @@ interface Recorder {
   interactions?: Record<string, { response?: { status_code?: number; content?: { $base64?: string } } | null }>;
 }
 
-/** A 5xx answer's problem code and detail (the first 200 characters), to tell a fault from an outside cause. */
-function problemSummary(body: string): string {
+/** A 5xx answer's problem code and detail (its first 200 characters), when the body is a problem. */
+function problemOf(body: string): { code?: string; detail?: string } | undefined {
   try {
     const p = JSON.parse(body) as { code?: unknown; detail?: unknown };
-    const text = [p.code, p.detail].filter((v) => typeof v === 'string').join(': ');
-    return text ? ` [${text.length > 200 ? `${text.slice(0, 200)}...` : text}]` : '';
+    const detail = typeof p.detail === 'string' ? p.detail : undefined;
+    return {
+      code: typeof p.code === 'string' ? p.code : undefined,
+      detail: detail && detail.length > 200 ? `${detail.slice(0, 200)}...` : detail,
+    };
   } catch {
-    return body ? ` [${body.slice(0, 200)}]` : '';
+    return body ? { detail: body.slice(0, 200) } : undefined;
   }
 }
 

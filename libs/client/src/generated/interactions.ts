@@ -1015,13 +1015,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The endpoint host could not be looked up now (DNS timed out or failed: `PROVIDER.DNS_UNAVAILABLE`); nothing was stored; retry after `Retry-After` seconds. */
+            /** @description Nothing was stored; retry after `Retry-After` seconds. The endpoint host could not be looked up now (DNS timed out or failed: `PROVIDER.DNS_UNAVAILABLE`), or the store, the event broker or the registry itself is unreachable (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1242,13 +1242,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The endpoint host could not be looked up now (DNS timed out or failed: `PROVIDER.DNS_UNAVAILABLE`); nothing was stored; retry after `Retry-After` seconds. */
+            /** @description Nothing was stored; retry after `Retry-After` seconds. The endpoint host could not be looked up now (DNS timed out or failed: `PROVIDER.DNS_UNAVAILABLE`), or the store, the event broker or the registry itself is unreachable (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {

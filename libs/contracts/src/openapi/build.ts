@@ -35,12 +35,17 @@ const requestIdHeader = {
   schema: { type: 'string', maxLength: 200 },
 };
 
+/** Every 503 carries it (the kit's problem handler and the gateway's proxy both set 5 s). */
 const retryAfterHeader = {
-  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
 };
 
 const rateLimitHeaders = {
-  ...retryAfterHeader,
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Limit': { description: 'Requests allowed in the window.', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer', minimum: 0 } },

@@ -137,7 +137,7 @@ const registerOperation = (operationId: string, alias: boolean): OpenApiObject =
     ...problems({ 401: true, 403: true, 406: true, 413: true, 415: true, 429: true }, versions),
     '503': problemResponse(
       503,
-      'The endpoint host could not be looked up now (DNS timed out or failed: `PROVIDER.DNS_UNAVAILABLE`); nothing was stored; retry after `Retry-After` seconds.',
+      'Nothing was stored; retry after `Retry-After` seconds. The endpoint host could not be looked up now (DNS timed out or failed: `PROVIDER.DNS_UNAVAILABLE`), or the store, the event broker or the registry itself is unreachable (`DEPENDENCY.UNAVAILABLE`).',
       problemExample(
         503,
         'endpoint host crm.example.com could not be resolved now (no DNS answer within 2000 ms); try again later',

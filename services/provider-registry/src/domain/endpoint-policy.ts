@@ -41,6 +41,7 @@ const maxLabelLength = 63;
  * fault of the endpoint, not of DNS; the message shows at most the first 64 characters of the name.
  */
 export function dnsNameProblem(host: string): string | undefined {
+  if (!host) return 'name is empty';
   const shown = host.length > 64 ? `${host.slice(0, 64)}... (${host.length} characters)` : host;
   if (host.length > maxNameLength) return `name ${shown} is longer than ${maxNameLength} characters`;
   const labels = host.split('.');

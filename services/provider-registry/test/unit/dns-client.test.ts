@@ -1,4 +1,4 @@
-import { dnsResolver } from '../../src/clients/dns.client';
+import { dnsResolver, type LookupAll } from '../../src/clients/dns.client';
 import { HostResolutionError } from '../../src/domain/endpoint-policy';
 
 const failWith = (code: string) => async () => {
@@ -30,18 +30,28 @@ describe('dnsResolver', () => {
     await expect(dnsResolver(1000, failWith('EAI_AGAIN'))('x')).rejects.toMatchObject({ reason: 'unavailable' });
   });
 
-  /** A lookup answering each call from a script: an address list, an error code, or 'hang' (never answers). */
-  const scripted = (script: (string[] | string)[]) => {
+  type Step = string[] | string | { after: number; answer: string[] };
+  /**
+   * A lookup answering each call from a script: an address list, an error code, 'hang' (answers only when
+   * `release()` is called, with nothing), or an address list after a delay.
+   */
+  const scripted = (script: Step[]) => {
     const calls: number[] = [];
+    const hanging: (() => void)[] = [];
     const started = Date.now();
-    const lookupAll = async () => {
+    const lookupAll: LookupAll = async () => {
       calls.push(Date.now() - started);
       const step = script[calls.length - 1] ?? 'hang';
-      if (step === 'hang') return new Promise<never>(() => undefined);
+      if (step === 'hang') return new Promise((ok) => hanging.push(() => ok([])));
       if (typeof step === 'string') throw Object.assign(new Error(step), { code: step });
-      return step.map((address) => ({ address, family: 4 }));
+      if (Array.isArray(step)) return step.map((address) => ({ address, family: 4 }));
+      await new Promise((ok) => setTimeout(ok, step.after));
+      return step.answer.map((address) => ({ address, family: 4 }));
     };
-    return { calls, lookupAll };
+    const release = () => {
+      for (const ok of hanging.splice(0)) ok();
+    };
+    return { calls, lookupAll, release };
   };
 
   it('asks again at half the budget when the first lookup has not answered, and takes the first answer', async () => {
@@ -69,6 +79,48 @@ describe('dnsResolver', () => {
     const { calls, lookupAll } = scripted(['ENOTFOUND', ['93.184.216.34']]);
     await expect(dnsResolver(10_000, lookupAll)('nx.example')).rejects.toMatchObject({ reason: 'not-found' });
     expect(calls).toHaveLength(1);
+  });
+
+  it("takes the first lookup's late answer when the second failed", async () => {
+    const { calls, lookupAll } = scripted([{ after: 300, answer: ['93.184.216.34'] }, 'EAI_AGAIN']);
+    await expect(dnsResolver(400, lookupAll)('late.example')).resolves.toEqual(['93.184.216.34']);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('answers a malformed lookup result or a failure without a code instead of hanging', async () => {
+    const odd: LookupAll = async () => ({}) as never;
+    await expect(dnsResolver(10_000, odd)('odd.example')).rejects.toBeInstanceOf(TypeError);
+    let calls = 0;
+    const nullError: LookupAll = async () => {
+      calls++;
+      throw null;
+    };
+    await expect(dnsResolver(10_000, nullError)('null.example')).rejects.toMatchObject({
+      reason: 'unavailable',
+      message: 'DNS lookup failed: lookup failed',
+    });
+    expect(calls).toBe(2);
+  });
+
+  it('holds at most maxRunning lookup threads: no second lookup beside a stuck one, then 503 at once', async () => {
+    const { calls, lookupAll, release } = scripted(['hang', 'hang', 'hang', ['93.184.216.34']]);
+    const resolve = dnsResolver(200, lookupAll, 3);
+    const [a, b] = await Promise.all([resolve('a.example').catch((e) => e), resolve('b.example').catch((e) => e)]);
+    expect([a.reason, b.reason]).toEqual(['timeout', 'timeout']);
+    expect(calls).toHaveLength(2); // each saw the other running at half the budget: no second lookups
+    expect(await resolve('c.example').catch((e) => e)).toMatchObject({ reason: 'timeout' });
+    expect(calls).toHaveLength(3);
+    const started = Date.now();
+    expect(await resolve('d.example').catch((e) => e)).toMatchObject({
+      reason: 'unavailable',
+      message: '3 DNS lookups are still waiting for an answer',
+    });
+    expect(Date.now() - started).toBeLessThan(100);
+    expect(calls).toHaveLength(3);
+    release();
+    await new Promise((ok) => setImmediate(ok));
+    await expect(resolve('e.example')).resolves.toEqual(['93.184.216.34']); // the threads are free: it asks
+    expect(calls).toHaveLength(4);
   });
 
   it('waits for the first lookup until the deadline when the second fails transiently', async () => {
