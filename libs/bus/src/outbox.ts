@@ -416,6 +416,7 @@ export class OutboxRelay {
         list.push(entryEvent(e));
         byTopic.set(e.topic, list);
       }
+    if (byTopic.size > 1) this.opts.producer.assertValid([...byTopic.values()].flat()); // all or none is sent
     for (const [topic, events] of byTopic) await this.opts.producer.publish(topic, events);
     let matched = 0;
     // Bounded bulks: a large bulk write stalls FerretDB for everyone.
@@ -441,14 +442,18 @@ export class OutboxRelay {
     const sent = new Set<string>();
     for (let round = 0; round < 5; round++) {
       const pending = entries.filter((e) => !sent.has(e._id));
+      const events = pending.map(entryEvent);
+      // Several topics: every event is checked before the first send, so an invalid one sends nothing (else the
+      // runs before it would go out again with every retry). One topic: publish checks them all before sending.
+      if (pending.some((e) => e.topic !== pending[0]?.topic)) this.opts.producer.assertValid(events);
       // Consecutive entries of one topic go in one send, keeping the document's order.
       let i = 0;
       while (i < pending.length) {
         const topic = pending[i]?.topic;
-        const run: OutboxEntry[] = [];
-        for (; i < pending.length && pending[i]?.topic === topic; i++) run.push(pending[i] as OutboxEntry);
-        await this.opts.producer.publish(topic as string, run.map(entryEvent));
-        for (const e of run) sent.add(e._id);
+        const from = i;
+        for (; i < pending.length && pending[i]?.topic === topic; i++);
+        await this.opts.producer.publish(topic as string, events.slice(from, i));
+        for (const e of pending.slice(from, i)) sent.add(e._id);
       }
       // Clear only if nothing was staged since we read the entries; otherwise read again and send the rest.
       const done = await raw(model).updateOne({ ...byId(id), outboxSeq: seq }, cleared);

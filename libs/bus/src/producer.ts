@@ -30,6 +30,15 @@ export class EventProducer {
     await this.producer.disconnect();
   }
 
+  /**
+   * Throws an InvalidEventError for the first event its schema refuses, sending nothing: for a caller about to
+   * publish to several topics one after another, so an invalid event of a later topic does not come after the
+   * earlier topics' events were sent (they would be sent again with every retry).
+   */
+  assertValid(events: Iterable<CloudEvent>): void {
+    for (const e of events) this.schemas.assertValid(e);
+  }
+
   /** Validates every event first (nothing is sent if one is invalid), then sends them keyed by account and aggregate. */
   async publish(topic: string, events: CloudEvent[], extraHeaders: Record<string, string> = {}): Promise<void> {
     if (events.length === 0) return;

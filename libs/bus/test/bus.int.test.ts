@@ -10,6 +10,7 @@ import {
   EventProducer,
   EventSchemas,
   ensureTopics,
+  InvalidEventError,
   mongoDeduper,
   newEvent,
   type OutboxEntry,
@@ -756,6 +757,43 @@ describe('outbox', () => {
       .sort({ _id: 1 })
       .lean();
     expect(docs).toEqual(ids.map((_id) => ({ _id, outbox: [], outboxPending: false })));
+  });
+
+  it("sends none of a document's topics when one of its events is invalid (else the first would go again per retry)", async () => {
+    const first = await topicPair();
+    const second = await topicPair();
+    const got = [await collect(first.topic), await collect(second.topic)];
+    const Mixed = ownModel('Mixed');
+    const valid = placed(2, 'm-1');
+    const invalid = { ...placed(3, 'm-1'), data: { qty: 'not a number' } } as CloudEvent;
+    const fields = stagedFields([...outboxEntries(first.topic, [valid]), ...outboxEntries(second.topic, [invalid])]);
+    await Mixed.create({ _id: 'm-1', accountId: 'acc1', ...fields });
+    // A grouped publish of two documents: one's event valid on the first topic, the other's invalid on the second.
+    const many = [
+      { id: 'm-2', e: placed(4, 'm-2'), topic: first.topic },
+      { id: 'm-3', e: { ...placed(6, 'm-3'), data: { qty: 'x' } } as CloudEvent, topic: second.topic },
+    ];
+    const items = [];
+    for (const { id, e, topic } of many) {
+      const staged = stagedFields(outboxEntries(topic, [e]));
+      await Mixed.create({ _id: id, accountId: 'acc1', ...staged });
+      items.push({ id, staged: { entries: staged.outbox, seq: staged.outboxSeq } });
+    }
+    const sent = jest.spyOn(producer, 'publish');
+    const relay = new OutboxRelay({ models: [Mixed], producer, logger });
+    try {
+      await expect(relay.flush(Mixed, 'm-1')).rejects.toThrow(InvalidEventError);
+      await expect(relay.publishStagedMany(Mixed, items)).rejects.toThrow(InvalidEventError);
+      expect(sent).not.toHaveBeenCalled();
+    } finally {
+      sent.mockRestore();
+    }
+    // A valid event sent later on the first topic arrives alone: nothing of the refused documents went before it.
+    await producer.publish(first.topic, [placed(5, 'm-after')]);
+    await eventually(() => got[0]?.length ?? 0, { accept: (n) => n >= 1, what: 'the later event' });
+    expect(got[0]?.map((m) => JSON.parse(m.value).subject)).toEqual(['m-after']);
+    expect(got[1]).toEqual([]);
+    expect(await Mixed.countDocuments({ outboxPending: true })).toBe(3); // kept, unsent
   });
 
   it('sweeps every document at start (twice), then only flagged ones', async () => {
