@@ -87,9 +87,17 @@ describe('dnsResolver', () => {
     expect(calls).toHaveLength(2);
   });
 
-  it('answers a malformed lookup result or a failure without a code instead of hanging', async () => {
-    const odd: LookupAll = async () => ({}) as never;
-    await expect(dnsResolver(10_000, odd)('odd.example')).rejects.toBeInstanceOf(TypeError);
+  it('answers a malformed lookup result or a failure without a code as unavailable, after asking again', async () => {
+    let oddCalls = 0;
+    const odd: LookupAll = async () => {
+      oddCalls++;
+      return {} as never;
+    };
+    await expect(dnsResolver(10_000, odd)('odd.example')).rejects.toMatchObject({
+      reason: 'unavailable',
+      message: 'DNS lookup failed: no address list',
+    });
+    expect(oddCalls).toBe(2);
     let calls = 0;
     const nullError: LookupAll = async () => {
       calls++;
@@ -97,21 +105,28 @@ describe('dnsResolver', () => {
     };
     await expect(dnsResolver(10_000, nullError)('null.example')).rejects.toMatchObject({
       reason: 'unavailable',
-      message: 'DNS lookup failed: lookup failed',
+      message: 'DNS lookup failed: no answer',
     });
     expect(calls).toBe(2);
   });
 
-  it('holds at most maxRunning lookup threads: no second lookup beside a stuck one, then 503 at once', async () => {
+  it('answers a burst of registrations whose lookups all answer, however many run at once', async () => {
+    const { calls, lookupAll } = scripted(Array.from({ length: 8 }, () => ['93.184.216.34']));
+    const resolve = dnsResolver(10_000, lookupAll, 3);
+    const hosts = Array.from({ length: 8 }, (_, i) => `h${i}.example`);
+    await expect(Promise.all(hosts.map(resolve))).resolves.toEqual(hosts.map(() => ['93.184.216.34']));
+    expect(calls).toHaveLength(8);
+  });
+
+  it('bounds the lookups left running: no second lookup beside abandoned ones, then 503 at once until they return', async () => {
     const { calls, lookupAll, release } = scripted(['hang', 'hang', 'hang', ['93.184.216.34']]);
     const resolve = dnsResolver(200, lookupAll, 3);
-    const [a, b] = await Promise.all([resolve('a.example').catch((e) => e), resolve('b.example').catch((e) => e)]);
-    expect([a.reason, b.reason]).toEqual(['timeout', 'timeout']);
-    expect(calls).toHaveLength(2); // each saw the other running at half the budget: no second lookups
-    expect(await resolve('c.example').catch((e) => e)).toMatchObject({ reason: 'timeout' });
-    expect(calls).toHaveLength(3);
+    expect(await resolve('a.example').catch((e) => e)).toMatchObject({ reason: 'timeout' });
+    expect(calls).toHaveLength(2); // asked again at half the budget: two lookups left running
+    expect(await resolve('b.example').catch((e) => e)).toMatchObject({ reason: 'timeout' });
+    expect(calls).toHaveLength(3); // two abandoned already: no second lookup
     const started = Date.now();
-    expect(await resolve('d.example').catch((e) => e)).toMatchObject({
+    expect(await resolve('c.example').catch((e) => e)).toMatchObject({
       reason: 'unavailable',
       message: '3 DNS lookups are still waiting for an answer',
     });
@@ -119,7 +134,7 @@ describe('dnsResolver', () => {
     expect(calls).toHaveLength(3);
     release();
     await new Promise((ok) => setImmediate(ok));
-    await expect(resolve('e.example')).resolves.toEqual(['93.184.216.34']); // the threads are free: it asks
+    await expect(resolve('d.example')).resolves.toEqual(['93.184.216.34']); // they returned: it asks
     expect(calls).toHaveLength(4);
   });
 
