@@ -1,7 +1,22 @@
 import { type Logger, type Metrics, type Span, SpanKind, SpanStatusCode, startSpan, traceparentOf } from '@cc/kit';
 import { type Kafka, Partitioners, type Producer } from 'kafkajs';
 import { type CloudEvent, eventKey } from './envelope';
-import type { EventSchemas } from './schemas';
+import { type EventSchemas, RefusedEventError } from './schemas';
+
+/**
+ * Broker error codes that refuse the messages themselves and that kafkajs does not retry: the same event is refused
+ * every time (RECORD_LIST_TOO_LARGE is left out: it depends on how many messages one request carried).
+ */
+const refusedMessageCodes = new Set(['MESSAGE_TOO_LARGE', 'INVALID_RECORD']);
+
+/** The broker's code when `err` (or an error it wraps, as kafkajs's non-retriable error does) is such a refusal. */
+function refusedForGood(err: unknown): string | undefined {
+  let e = err as { type?: unknown; cause?: unknown } | null | undefined;
+  for (let depth = 0; e && depth < 5; depth++, e = e.cause as typeof e) {
+    if (typeof e.type === 'string' && refusedMessageCodes.has(e.type)) return e.type;
+  }
+  return undefined;
+}
 
 /** Publishes validated CloudEvents; one call sends all its events in one request per topic. */
 export class EventProducer {
@@ -70,6 +85,13 @@ export class EventProducer {
       });
     } catch (err) {
       for (const s of spans) s.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+      const refusal = refusedForGood(err);
+      if (refusal) {
+        throw new RefusedEventError(
+          `${topic}: the broker refuses ${events.length === 1 ? 'the event' : `one of ${events.length} events`} for good (${refusal}): ${(err as Error).message}`,
+          refusal,
+        );
+      }
       throw err;
     } finally {
       for (const s of spans) s.end();

@@ -17,6 +17,22 @@ export class InvalidEventError extends Error {
   }
 }
 
+/**
+ * The broker refuses the event itself, for good (too large for its topic, say): sending it again changes nothing,
+ * so it is handled as an invalid event (not retried by the outbox's timer, passed by its sweep for a while, not
+ * counted as a broker failure; a consumer handler that published it dead-letters its message at once).
+ */
+export class RefusedEventError extends InvalidEventError {
+  constructor(
+    message: string,
+    /** The broker's error code, e.g. MESSAGE_TOO_LARGE. */
+    readonly refusal: string,
+  ) {
+    super(message);
+    this.name = 'RefusedEventError';
+  }
+}
+
 /** What a consumer does with a message: handle it, skip an unknown type (forward compatibility), or dead-letter it. */
 export type ConsumedCheck =
   | { kind: 'valid'; event: CloudEvent }

@@ -796,6 +796,33 @@ describe('outbox', () => {
     expect(await Mixed.countDocuments({ outboxPending: true })).toBe(3); // kept, unsent
   });
 
+  it('takes an event the broker refuses for good (too large) for an invalid one: such documents do not end the sweep', async () => {
+    const topic = freshName('small');
+    await ensureTopics(kafka, [
+      { topic, numPartitions: 1, configEntries: [{ name: 'max.message.bytes', value: '1000' }] },
+    ]);
+    const got = await collect(topic);
+    const Big = ownModel('Big');
+    const big = (id: string) => ({ ...placed(1, id), data: { qty: 1, note: 'x'.repeat(5000) } }) as CloudEvent;
+    for (const e of [big('b-1'), big('b-2'), placed(2, 'b-good')])
+      await Big.create({ _id: e.subject, accountId: 'acc1', ...stagedFields(outboxEntries(topic, [e])) });
+    const relay = new OutboxRelay({ models: [Big], producer, logger, graceMs: 0, batchSize: 2 });
+    // Two refusals in a row would end a sweep reading two at a time, were they counted as broker failures.
+    expect(await relay.runOnce(0, { pendingOnly: true })).toBe(1);
+    await eventually(() => got.length, { accept: (n) => n >= 1, what: "b-good's event" });
+    expect(JSON.parse(got[0]?.value as string).subject).toBe('b-good');
+    const err = await relay.flush(Big, 'b-1').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidEventError);
+    expect(err).toMatchObject({
+      name: 'RefusedEventError',
+      refusal: 'MESSAGE_TOO_LARGE',
+      message: expect.stringMatching(
+        /^.+: the broker refuses the event for good \(MESSAGE_TOO_LARGE\): .*larger than the max message size/,
+      ),
+    });
+    expect(await Big.countDocuments({ outboxPending: true })).toBe(2); // kept for inspection
+  });
+
   it('sweeps every document at start (twice), then only flagged ones', async () => {
     const watched = await mongoose
       .createConnection((await testInfra()).mongoUrl, { dbName: conn.name, monitorCommands: true })
