@@ -69,6 +69,7 @@ export class EventProducer {
           attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': topic, 'cc.event_type': e.type },
         }).span,
     );
+    let split = false;
     try {
       await this.producer.send({
         topic,
@@ -86,15 +87,21 @@ export class EventProducer {
     } catch (err) {
       for (const s of spans) s.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
       const refusal = refusedForGood(err);
-      if (refusal) {
+      // Several events: the broker judges each partition's batch, which may be too large only together. Sent one
+      // at a time, in order, the first one refused on its own is the RefusedEventError.
+      if (refusal && events.length > 1) split = true;
+      else if (refusal) {
         throw new RefusedEventError(
-          `${topic}: the broker refuses ${events.length === 1 ? 'the event' : `one of ${events.length} events`} for good (${refusal}): ${(err as Error).message}`,
+          `${topic}: the broker refuses the event for good (${refusal}): ${(err as Error).message}`,
           refusal,
         );
-      }
-      throw err;
+      } else throw err;
     } finally {
       for (const s of spans) s.end();
+    }
+    if (split) {
+      for (const e of events) await this.publish(topic, [e], extraHeaders);
+      return;
     }
     this.metrics?.producedEvents.inc({ topic }, events.length);
     this.logger.debug({ topic, count: events.length, ids: events.map((e) => e.id) }, 'events published');

@@ -821,6 +821,15 @@ describe('outbox', () => {
       ),
     });
     expect(await Big.countDocuments({ outboxPending: true })).toBe(2); // kept for inspection
+    // Two events that fit only one at a time (one partition: one batch, refused as too large): sent again one by
+    // one, in order, both arrive; with a too-large one among them, what comes before it arrives.
+    const mid = (id: string) => ({ ...placed(1, id), data: { qty: 1, note: 'y'.repeat(300) } }) as CloudEvent;
+    await producer.publish(topic, [mid('b-3'), mid('b-4')]);
+    await expect(producer.publish(topic, [mid('b-5'), big('b-6'), mid('b-7')])).rejects.toMatchObject({
+      name: 'RefusedEventError',
+    });
+    await eventually(() => got.length, { accept: (n) => n >= 4, what: 'b-3, b-4 and b-5' });
+    expect(got.map((m) => JSON.parse(m.value).subject)).toEqual(['b-good', 'b-3', 'b-4', 'b-5']);
   });
 
   it('sweeps every document at start (twice), then only flagged ones', async () => {

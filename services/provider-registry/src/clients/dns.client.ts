@@ -70,6 +70,7 @@ export function dnsResolver(
           .then(
             (addresses) => finish(() => resolve(addresses)),
             (err: unknown) => {
+              if (settled) return; // answered already (the deadline): no further lookup, which nothing would count
               failed++;
               const code = (err as { code?: unknown } | null)?.code;
               const error = new HostResolutionError(

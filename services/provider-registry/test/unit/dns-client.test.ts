@@ -138,6 +138,23 @@ describe('dnsResolver', () => {
     expect(calls).toHaveLength(4);
   });
 
+  it('starts no lookup after the registration was answered, when an abandoned one fails transiently later', async () => {
+    let fail: (() => void) | undefined;
+    let calls = 0;
+    const lookupAll: LookupAll = () => {
+      calls++;
+      return new Promise((_, no) => {
+        fail = () => no(Object.assign(new Error('EAI_AGAIN'), { code: 'EAI_AGAIN' }));
+      });
+    };
+    const resolve = dnsResolver(100, lookupAll, 1); // one abandoned lookup is the bound: no second lookup at all
+    expect(await resolve('stuck.example').catch((e) => e)).toMatchObject({ reason: 'timeout' });
+    expect(calls).toBe(1);
+    fail?.(); // glibc gives up on the stuck name server long after the answer
+    await new Promise((ok) => setImmediate(ok));
+    expect(calls).toBe(1);
+  });
+
   it('waits for the first lookup until the deadline when the second fails transiently', async () => {
     const { calls, lookupAll } = scripted(['hang', 'EAI_AGAIN']);
     const err = await dnsResolver(300, lookupAll)('slow.example').catch((e: unknown) => e);
