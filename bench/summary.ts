@@ -179,7 +179,7 @@ interface Line {
   value: string;
   beside: string;
   target: string;
-  numbers?: Record<string, number>;
+  numbers?: Record<string, number | null>;
 }
 
 function lines(rows: BenchRow[]): Line[] {

@@ -11,8 +11,8 @@ export interface BenchRow {
   value: string;
   /** What it is compared with, measured in the same run, e.g. "direct 2,410 req/s (ratio 0.34)". */
   beside?: string;
-  /** Numbers for machines (summary.json), e.g. { ratio: 0.34, p50Ms: 9 }. */
-  numbers?: Record<string, number>;
+  /** Numbers for machines (summary.json), e.g. { ratio: 0.34, p50Ms: 9 }; null: not measured in this run. */
+  numbers?: Record<string, number | null>;
 }
 
 /** The repository's bench/results folder, where every benchmark writes its JSON. */
