@@ -2,7 +2,7 @@ import { delay, type Logger, type Metrics, retry, retryPolicies } from '@cc/kit'
 import { type Model, type mongo, Schema } from 'mongoose';
 import type { CloudEvent } from './envelope';
 import type { EventProducer } from './producer';
-import { InvalidEventError } from './schemas';
+import { InvalidEventError, RefusedEventError } from './schemas';
 
 /** An event waiting in its aggregate's document until it is on Kafka. */
 export interface OutboxEntry {
@@ -19,17 +19,56 @@ export interface OutboxEntry {
   createdAt: Date;
 }
 
+/** An outbox entry whose text is not JSON: no version of the suite can ever publish it. */
+export class UnreadableEntryError extends InvalidEventError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnreadableEntryError';
+  }
+}
+
 /**
  * The event an outbox entry holds (its JSON text parsed, or the object of an entry an earlier version staged). Text
- * that does not parse is an {@link InvalidEventError}: it fails the same way on every attempt.
+ * that does not parse is an {@link UnreadableEntryError}: it fails the same way on every attempt.
  */
 export function entryEvent(entry: Pick<OutboxEntry, '_id' | 'event'>): CloudEvent {
   if (typeof entry.event !== 'string') return entry.event;
   try {
     return JSON.parse(entry.event) as CloudEvent;
   } catch (err) {
-    throw new InvalidEventError(`outbox entry ${entry._id}: unparseable event text (${(err as Error).message})`);
+    throw new UnreadableEntryError(`outbox entry ${entry._id}: unparseable event text (${(err as Error).message})`);
   }
+}
+
+/**
+ * Where the relay sets aside, in each database, the outbox entries nobody can ever publish (see
+ * {@link OutboxRelay.setAside}): one document per entry, `_id` `<collection>:<event id>`.
+ */
+export const deadLetterCollection = 'outbox_dead_letters';
+
+/** A set-aside outbox entry, as {@link deadLetterCollection} holds it. */
+export interface OutboxDeadLetter {
+  _id: string;
+  /** The collection and document whose outbox held it. */
+  collection: string;
+  documentId: string;
+  eventId: string;
+  topic: string;
+  /** The event's type, when its text could be read. */
+  type: string | null;
+  /** The entry's event as it was staged (its JSON text, or the object an earlier version staged). */
+  event: string | CloudEvent;
+  /** Why it cannot be published (the broker's refusal or the parse error). */
+  reason: string;
+  /** The broker's error code (e.g. MESSAGE_TOO_LARGE); null for unreadable text. */
+  refusal: string | null;
+  stagedAt: Date;
+  setAsideAt: Date;
+}
+
+/** Whether nothing can ever publish the entry that failed so: set aside rather than kept (see OutboxRelay.setAside). */
+function neverPublishable(err: unknown): boolean {
+  return err instanceof RefusedEventError || err instanceof UnreadableEntryError;
 }
 
 /**
@@ -224,7 +263,7 @@ export class OutboxRelay {
             if (this.retries.get(key) === cancel) this.retries.delete(key);
             const release = this.hold(model, [id]); // the sweep passes it while this flush runs
             try {
-              await this.flush(model, id);
+              await this.orSetAside(model, id, () => this.flush(model, id));
             } catch (err) {
               if (this.retries.has(key))
                 cancel.abort(new Error('superseded')); // the newer wait retries instead
@@ -236,7 +275,8 @@ export class OutboxRelay {
           },
           {
             policy: { ...retryPolicies.outbox, minDelayMs: this.graceMs * 2, maxDelayMs: this.sweepMs },
-            // An invalid event fails the same way every time: left to the sweep, which passes it for a while.
+            // An event that fails its schema fails the same way every time: left to the sweep, which passes it for a
+            // while (what can never be published was set aside above, and the rest sent).
             retryable: (err) => !(err instanceof InvalidEventError),
             what: 'outbox retry',
             logger: this.opts.logger.child({ collection: model.collection.name }),
@@ -294,8 +334,10 @@ export class OutboxRelay {
    * also find entries a version before the flag staged). Each collection is read through one cursor, `batchSize`
    * documents at a time, up to `batchSize` × `maxBatches` documents: a crashed writer's or a broker outage's
    * backlog goes out in one sweep rather than one batch per sweep, and a scanning query runs once per sweep. A
-   * document whose entries cannot be published is logged and kept, and the sweep goes on past it (one holding an
-   * invalid event is passed by the next 1, 2, then 4 sweeps); `batchSize` other failures in a row (the broker is
+   * document whose entries cannot be published now is logged and kept, and the sweep goes on past it (one holding an
+   * event that fails its schema is passed by the next 1, 2, then 4 sweeps); an entry that can never be published
+   * (refused by the broker for good, unreadable) is set aside and the rest of its document sent ({@link setAside});
+   * `batchSize` other failures in a row (the broker is
    * down, most likely) end that collection's sweep.
    */
   async runOnce(graceMs = this.graceMs, { pendingOnly = false }: { pendingOnly?: boolean } = {}): Promise<number> {
@@ -336,10 +378,12 @@ export class OutboxRelay {
           try {
             // A document this process published while the sweep ran is read again: what the cursor read of it
             // may have been sent and cleared since (past maxReleased such documents, every one is read again).
-            published +=
+            const outbox = doc.outbox;
+            published += await this.orSetAside(model, doc._id, () =>
               released.has(key) || released.size >= maxReleased
-                ? await this.flush(model, doc._id)
-                : await this.publishStaged(model, doc._id, doc.outbox, doc.outboxSeq ?? 0);
+                ? this.flush(model, doc._id)
+                : this.publishStaged(model, doc._id, outbox, doc.outboxSeq ?? 0),
+            );
             failedInARow = 0;
           } catch (err) {
             // One document's bad or unpublishable event must not stall every other document's. An invalid event
@@ -404,6 +448,97 @@ export class OutboxRelay {
     clearTimeout(this.timer);
   }
 
+  /** Runs a sweep's publication of one document; when an entry can never be published, {@link setAside} instead. */
+  private async orSetAside(model: OutboxModel, id: unknown, publish: () => Promise<number>): Promise<number> {
+    try {
+      return await publish();
+    } catch (err) {
+      if (!neverPublishable(err)) throw err;
+      return this.setAside(model, id, err instanceof RefusedEventError ? err.published : []);
+    }
+  }
+
+  /**
+   * One document's outbox, an entry at a time and in order: publishes what the broker takes, moves what can never be
+   * published (an event the broker refuses for good, text that is not JSON) to {@link deadLetterCollection} with
+   * the reason, then clears the outbox if nothing was staged since (else reads it again for the rest). Entries stay
+   * in the document until their dead letter is written, so a crash in between writes it again (same `_id`). Any
+   * other failure (the broker is down, an event fails its schema: during a rolling upgrade a newer instance may
+   * publish what this one's schemas refuse) leaves the document as it is and throws. `published`: ids of its entries
+   * an attempt just before did send (not sent again). Returns how many were sent, those included.
+   */
+  async setAside(model: OutboxModel, id: unknown, published: readonly string[] = []): Promise<number> {
+    const done = new Set<string>(published);
+    let sent = published.length;
+    const collection = model.collection.name;
+    for (let round = 0; round < 5; round++) {
+      const doc = (await raw(model).findOne(byId(id), {
+        projection: { outbox: 1, outboxSeq: 1 },
+      })) as OutboxView | null;
+      const pending = (doc?.outbox ?? []).filter((e) => !done.has(e._id));
+      if (!doc || !pending.length) break;
+      const dead: OutboxDeadLetter[] = [];
+      for (const entry of pending) {
+        let event: CloudEvent | undefined;
+        try {
+          event = entryEvent(entry);
+          await this.opts.producer.publish(entry.topic, [event]);
+          sent++;
+        } catch (err) {
+          if (!neverPublishable(err)) throw err;
+          const type = typeof event?.type === 'string' ? event.type : null;
+          dead.push({
+            _id: `${collection}:${entry._id}`,
+            collection,
+            documentId: String(id),
+            eventId: entry._id,
+            topic: entry.topic,
+            type,
+            event: entry.event,
+            reason: (err as Error).message,
+            refusal: err instanceof RefusedEventError ? err.refusal : null,
+            stagedAt: entry.createdAt,
+            setAsideAt: new Date(),
+          });
+        }
+        done.add(entry._id);
+      }
+      if (dead.length) await this.writeDeadLetters(model, dead);
+      const clear = await raw(model).updateOne({ ...byId(id), outboxSeq: doc.outboxSeq ?? 0 }, cleared);
+      if (clear.matchedCount === 1) break;
+    }
+    this.failing.delete(outboxKey(model, id));
+    return sent;
+  }
+
+  /** Writes dead letters (one already there, from an attempt a crash cut short, is left as it is), then logs them. */
+  private async writeDeadLetters(model: OutboxModel, dead: OutboxDeadLetter[]): Promise<void> {
+    const letters = model.db.collection<OutboxDeadLetter>(deadLetterCollection);
+    try {
+      await letters.insertMany(dead, { ordered: false });
+    } catch (err) {
+      const writeErrors = (err as { writeErrors?: { code?: number }[] | { code?: number } }).writeErrors;
+      const codes = Array.isArray(writeErrors) ? writeErrors.map((w) => w.code) : [writeErrors?.code];
+      if (!writeErrors || codes.some((c) => c !== 11000)) throw err;
+    }
+    for (const d of dead) {
+      this.opts.metrics?.outboxSetAside.inc({ collection: d.collection, topic: d.topic });
+      // The event itself is not logged: its reason, names and ids say which and why; the letter holds it.
+      this.opts.logger.error(
+        {
+          collection: d.collection,
+          id: d.documentId,
+          eventId: d.eventId,
+          topic: d.topic,
+          type: d.type,
+          refusal: d.refusal,
+          reason: d.reason,
+        },
+        `outbox entry set aside in ${deadLetterCollection}: it can never be published`,
+      );
+    }
+  }
+
   /**
    * Several new documents' staged events at once (see `EagerPublisher.soonMany`): one produce call per topic,
    * each document's entries in order, then one bulk clear (documents changed meanwhile are flushed on their own).
@@ -452,7 +587,12 @@ export class OutboxRelay {
         const topic = pending[i]?.topic;
         const from = i;
         for (; i < pending.length && pending[i]?.topic === topic; i++);
-        await this.opts.producer.publish(topic as string, events.slice(from, i));
+        try {
+          await this.opts.producer.publish(topic as string, events.slice(from, i));
+        } catch (err) {
+          if (err instanceof RefusedEventError) err.published = [...sent, ...err.published];
+          throw err;
+        }
         for (const e of pending.slice(from, i)) sent.add(e._id);
       }
       // Clear only if nothing was staged since we read the entries; otherwise read again and send the rest.

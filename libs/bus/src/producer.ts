@@ -100,7 +100,16 @@ export class EventProducer {
       for (const s of spans) s.end();
     }
     if (split) {
-      for (const e of events) await this.publish(topic, [e], extraHeaders);
+      const done: string[] = [];
+      for (const e of events) {
+        try {
+          await this.publish(topic, [e], extraHeaders);
+        } catch (err) {
+          if (err instanceof RefusedEventError) err.published = done;
+          throw err;
+        }
+        done.push(e.id);
+      }
       return;
     }
     this.metrics?.producedEvents.inc({ topic }, events.length);

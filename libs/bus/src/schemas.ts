@@ -27,6 +27,11 @@ export class RefusedEventError extends InvalidEventError {
     message: string,
     /** The broker's error code, e.g. MESSAGE_TOO_LARGE. */
     readonly refusal: string,
+    /**
+     * Ids of the events the same call (a publish of several, an outbox document's flush) did send before this one
+     * was refused, in order: whoever sets the refused one aside need not send them again.
+     */
+    public published: string[] = [],
   ) {
     super(message);
     this.name = 'RefusedEventError';

@@ -7,6 +7,7 @@ import { eventually, freshName, testInfra } from '../../testing/src';
 import {
   type CloudEvent,
   createKafka,
+  deadLetterCollection,
   EventProducer,
   EventSchemas,
   ensureTopics,
@@ -642,25 +643,46 @@ describe('outbox', () => {
     expect(await Poisoned.countDocuments({ outboxPending: true })).toBe(2); // kept for inspection
   });
 
-  it('takes an entry whose text does not parse for an invalid event: such documents first do not end the sweep', async () => {
+  it('sets aside an entry whose text does not parse, sends what follows it, and such documents do not end the sweep', async () => {
     const { topic } = await topicPair();
     const got = await collect(topic);
     const Corrupt = ownModel('Corrupt');
+    const after = placed(2, 'x-bad1');
+    const unreadable: OutboxEntry[] = [];
     for (const id of ['x-bad1', 'x-bad2']) {
-      const [entry] = outboxEntries(topic, [placed(1, id)]);
+      const [entry, next] = outboxEntries(topic, [placed(1, id), after]);
+      const bad = { ...(entry as OutboxEntry), event: '{"specversion":"1.0",' };
+      unreadable.push(bad);
       await Corrupt.create({
         _id: id,
         accountId: 'acc1',
-        ...stagedFields([{ ...(entry as OutboxEntry), event: '{"specversion":"1.0",' }]),
+        ...stagedFields(id === 'x-bad1' ? [bad, next as OutboxEntry] : [bad]),
       });
     }
     const good = placed(3, 'x-good');
     await Corrupt.create({ _id: 'x-good', accountId: 'acc1', ...stagedFields(outboxEntries(topic, [good])) });
     const relay = new OutboxRelay({ models: [Corrupt], producer, logger, graceMs: 0, batchSize: 2 });
-    expect(await relay.runOnce(0, { pendingOnly: true })).toBe(1);
-    await eventually(() => got.length, { accept: (n) => n >= 1, what: "x-good's event" });
-    expect(JSON.parse(got[0]?.value as string).id).toBe(good.id);
-    expect(await Corrupt.countDocuments({ outboxPending: true })).toBe(2); // kept for inspection
+    expect(await relay.runOnce(0, { pendingOnly: true })).toBe(2);
+    await eventually(() => got.length, { accept: (n) => n >= 2, what: "x-bad1's second event and x-good's" });
+    expect(got.map((m) => JSON.parse(m.value).id).sort()).toEqual([after.id, good.id].sort());
+    expect(await Corrupt.countDocuments({ outboxPending: true })).toBe(0);
+    const letters = await conn
+      .collection(deadLetterCollection)
+      .find({ collection: Corrupt.collection.name })
+      .sort({ documentId: 1 })
+      .toArray();
+    expect(letters).toEqual(
+      ['x-bad1', 'x-bad2'].map((documentId, i) =>
+        expect.objectContaining({
+          documentId,
+          eventId: unreadable[i]?._id,
+          event: '{"specversion":"1.0",',
+          type: null,
+          refusal: null,
+          reason: expect.stringMatching(/unparseable event text/),
+        }),
+      ),
+    );
   });
 
   it('reads at most batchSize x maxBatches documents per collection in one sweep; the next sweep goes on', async () => {
@@ -796,7 +818,7 @@ describe('outbox', () => {
     expect(await Mixed.countDocuments({ outboxPending: true })).toBe(3); // kept, unsent
   });
 
-  it('takes an event the broker refuses for good (too large) for an invalid one: such documents do not end the sweep', async () => {
+  it('sets aside an event the broker refuses for good (too large), sends the rest of its document in order, and does not end the sweep', async () => {
     const topic = freshName('small');
     await ensureTopics(kafka, [
       { topic, numPartitions: 1, configEntries: [{ name: 'max.message.bytes', value: '1000' }] },
@@ -804,32 +826,85 @@ describe('outbox', () => {
     const got = await collect(topic);
     const Big = ownModel('Big');
     const big = (id: string) => ({ ...placed(1, id), data: { qty: 1, note: 'x'.repeat(5000) } }) as CloudEvent;
-    for (const e of [big('b-1'), big('b-2'), placed(2, 'b-good')])
-      await Big.create({ _id: e.subject, accountId: 'acc1', ...stagedFields(outboxEntries(topic, [e])) });
-    const relay = new OutboxRelay({ models: [Big], producer, logger, graceMs: 0, batchSize: 2 });
+    const mixed = [placed(3, 'b-mixed'), big('b-mixed'), placed(4, 'b-mixed')];
+    const documents: [string, CloudEvent[]][] = [
+      ['b-1', [big('b-1')]],
+      ['b-2', [big('b-2')]],
+      ['b-mixed', mixed],
+      ['b-good', [placed(2, 'b-good')]],
+    ];
+    for (const [id, events] of documents)
+      await Big.create({ _id: id, accountId: 'acc1', ...stagedFields(outboxEntries(topic, events)) });
+    const metrics = createMetrics('bus-test');
+    const relay = new OutboxRelay({ models: [Big], producer, logger, metrics, graceMs: 0, batchSize: 2 });
     // Two refusals in a row would end a sweep reading two at a time, were they counted as broker failures.
-    expect(await relay.runOnce(0, { pendingOnly: true })).toBe(1);
-    await eventually(() => got.length, { accept: (n) => n >= 1, what: "b-good's event" });
-    expect(JSON.parse(got[0]?.value as string).subject).toBe('b-good');
-    const err = await relay.flush(Big, 'b-1').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(InvalidEventError);
-    expect(err).toMatchObject({
+    expect(await relay.runOnce(0, { pendingOnly: true })).toBe(3);
+    await eventually(() => got.length, { accept: (n) => n >= 3, what: 'the events the broker takes' });
+    const arrived = () => got.map((m) => JSON.parse(m.value) as CloudEvent);
+    expect(arrived().map((e) => [e.subject, (e.data as { qty: number }).qty])).toEqual([
+      ['b-mixed', 3],
+      ['b-mixed', 4],
+      ['b-good', 2],
+    ]);
+    expect(await Big.countDocuments({ outboxPending: true })).toBe(0);
+    const letters = conn.collection(deadLetterCollection);
+    const set = await letters.find({ collection: Big.collection.name }).sort({ documentId: 1 }).toArray();
+    const first = (id: string) => documents.find(([d]) => d === id)?.[1][0]?.id;
+    expect(set.map((l) => [l.documentId, l.eventId])).toEqual([
+      ['b-1', first('b-1')],
+      ['b-2', first('b-2')],
+      ['b-mixed', mixed[1]?.id],
+    ]);
+    for (const l of set) {
+      expect(l).toMatchObject({
+        _id: `${Big.collection.name}:${l.eventId}`,
+        topic,
+        type: 'order.placed',
+        refusal: 'MESSAGE_TOO_LARGE',
+        reason: expect.stringMatching(/the broker refuses the event for good \(MESSAGE_TOO_LARGE\)/),
+      });
+      expect(JSON.parse(l.event as string)).toMatchObject({ id: l.eventId, subject: l.documentId });
+    }
+    expect((await metrics.outboxSetAside.get()).values.reduce((n, v) => n + v.value, 0)).toBe(3);
+    // Staged again after its letter was written (as a crash before the clear leaves it): the same letter, cleared.
+    await Big.updateOne(
+      { _id: 'b-mixed' },
+      { $set: { outbox: outboxEntries(topic, [mixed[1] as CloudEvent]), outboxPending: true }, $inc: { outboxSeq: 1 } },
+    );
+    expect(await relay.runOnce(0, { pendingOnly: true })).toBe(0);
+    expect(await letters.countDocuments({ collection: Big.collection.name })).toBe(3);
+    expect(await Big.countDocuments({ outboxPending: true })).toBe(0);
+    // A retry timer (an eager publish that failed) sets aside too, without waiting for a sweep.
+    const late = [big('b-late'), placed(5, 'b-late')];
+    await Big.create({ _id: 'b-late', accountId: 'acc1', ...stagedFields(outboxEntries(topic, late)) });
+    relay.later(Big, 'b-late', 0);
+    await eventually(() => got.length, { accept: (n) => n >= 4, what: "b-late's second event" });
+    expect(arrived()[3]).toMatchObject({ id: late[1]?.id });
+    await eventually(() => letters.countDocuments({ eventId: late[0]?.id }), {
+      accept: (n) => n === 1,
+      what: 'its letter',
+    });
+    await relay.stop();
+    // The broker's refusal itself, and a send of several that fit only one at a time (one partition: one batch,
+    // refused as too large): sent again one by one, in order, both arrive; before a too-large one, what precedes it.
+    await expect(producer.publish(topic, [big('b-x')])).rejects.toMatchObject({
       name: 'RefusedEventError',
       refusal: 'MESSAGE_TOO_LARGE',
       message: expect.stringMatching(
         /^.+: the broker refuses the event for good \(MESSAGE_TOO_LARGE\): .*larger than the max message size/,
       ),
     });
-    expect(await Big.countDocuments({ outboxPending: true })).toBe(2); // kept for inspection
-    // Two events that fit only one at a time (one partition: one batch, refused as too large): sent again one by
-    // one, in order, both arrive; with a too-large one among them, what comes before it arrives.
     const mid = (id: string) => ({ ...placed(1, id), data: { qty: 1, note: 'y'.repeat(300) } }) as CloudEvent;
     await producer.publish(topic, [mid('b-3'), mid('b-4')]);
-    await expect(producer.publish(topic, [mid('b-5'), big('b-6'), mid('b-7')])).rejects.toMatchObject({
-      name: 'RefusedEventError',
-    });
-    await eventually(() => got.length, { accept: (n) => n >= 4, what: 'b-3, b-4 and b-5' });
-    expect(got.map((m) => JSON.parse(m.value).subject)).toEqual(['b-good', 'b-3', 'b-4', 'b-5']);
+    await expect(producer.publish(topic, [mid('b-5'), big('b-6'), mid('b-7')])).rejects.toBeInstanceOf(
+      InvalidEventError,
+    );
+    await eventually(() => got.length, { accept: (n) => n >= 7, what: 'b-3, b-4 and b-5' });
+    expect(
+      arrived()
+        .slice(4)
+        .map((e) => e.subject),
+    ).toEqual(['b-3', 'b-4', 'b-5']);
   });
 
   it('sweeps every document at start (twice), then only flagged ones', async () => {

@@ -81,6 +81,12 @@ export function createMetrics(service: string) {
       labelNames: ['collection'] as const,
       registers: [registry],
     }),
+    outboxSetAside: new Counter({
+      name: 'outbox_set_aside_events_total',
+      help: 'Outbox entries that can never be published (refused by the broker for good, unreadable), set aside in outbox_dead_letters',
+      labelNames: ['collection', 'topic'] as const,
+      registers: [registry],
+    }),
   };
 }
 
