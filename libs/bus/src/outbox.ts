@@ -1,5 +1,5 @@
 import { delay, type Logger, type Metrics, retry, retryPolicies } from '@cc/kit';
-import { type Model, type mongo, Schema } from 'mongoose';
+import { type Model, mongo, Schema } from 'mongoose';
 import type { CloudEvent } from './envelope';
 import type { EventProducer } from './producer';
 import { InvalidEventError, RefusedEventError } from './schemas';
@@ -19,9 +19,15 @@ export interface OutboxEntry {
   createdAt: Date;
 }
 
-/** An outbox entry whose text is not JSON: no version of the suite can ever publish it. */
+/**
+ * An outbox entry whose text is not JSON: no version of the suite can ever publish it. The message names the entry
+ * only; the parser's message (`detail`) may quote the text, so it goes to the entry's dead letter, not to logs.
+ */
 export class UnreadableEntryError extends InvalidEventError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly detail: string,
+  ) {
     super(message);
     this.name = 'UnreadableEntryError';
   }
@@ -36,13 +42,14 @@ export function entryEvent(entry: Pick<OutboxEntry, '_id' | 'event'>): CloudEven
   try {
     return JSON.parse(entry.event) as CloudEvent;
   } catch (err) {
-    throw new UnreadableEntryError(`outbox entry ${entry._id}: unparseable event text (${(err as Error).message})`);
+    throw new UnreadableEntryError(`outbox entry ${entry._id}: unparseable event text`, (err as Error).message);
   }
 }
 
 /**
  * Where the relay sets aside, in each database, the outbox entries nobody can ever publish (see
- * {@link OutboxRelay.setAside}): one document per entry, `_id` `<collection>:<event id>`.
+ * {@link OutboxRelay.setAside}): one document per entry, `_id` `<collection>:<document id>:<event id>`. Kept until
+ * an operator removes them.
  */
 export const deadLetterCollection = 'outbox_dead_letters';
 
@@ -58,7 +65,7 @@ export interface OutboxDeadLetter {
   type: string | null;
   /** The entry's event as it was staged (its JSON text, or the object an earlier version staged). */
   event: string | CloudEvent;
-  /** Why it cannot be published (the broker's refusal or the parse error). */
+  /** Why it cannot be published (the broker's refusal, or the parser's message, which may quote the text). */
   reason: string;
   /** The broker's error code (e.g. MESSAGE_TOO_LARGE); null for unreadable text. */
   refusal: string | null;
@@ -197,8 +204,8 @@ export class OutboxRelay {
    */
   private readonly held = new Map<string, number>();
   /**
-   * Documents a sweep found holding an invalid event (one that can never be published): how often in a row, and
-   * the last sweep that passes them. Later sweeps pass such a document for 1, 2, then 4 sweeps, rather than
+   * Documents a sweep found holding an event that fails its schema (this version cannot publish it; a newer one
+   * may): how often in a row, and the last sweep that passes them. Later sweeps pass such a document for 1, 2, then 4 sweeps, rather than
    * reading and validating it again each time. Per process; an entry goes when the document is published.
    */
   private readonly failing = new Map<string, { failures: number; passUntil: number }>();
@@ -477,32 +484,42 @@ export class OutboxRelay {
       })) as OutboxView | null;
       const pending = (doc?.outbox ?? []).filter((e) => !done.has(e._id));
       if (!doc || !pending.length) break;
+      const letter = (entry: OutboxEntry, reason: string, refusal: string | null, type: string | null) => ({
+        _id: `${collection}:${String(id)}:${entry._id}`,
+        collection,
+        documentId: String(id),
+        eventId: entry._id,
+        topic: entry.topic,
+        type,
+        event: entry.event,
+        reason,
+        refusal,
+        stagedAt: entry.createdAt,
+        setAsideAt: new Date(),
+      });
       const dead: OutboxDeadLetter[] = [];
+      const readable: { entry: OutboxEntry; event: CloudEvent }[] = [];
       for (const entry of pending) {
-        let event: CloudEvent | undefined;
         try {
-          event = entryEvent(entry);
+          readable.push({ entry, event: entryEvent(entry) });
+        } catch (err) {
+          if (!(err instanceof UnreadableEntryError)) throw err;
+          dead.push(letter(entry, `${err.message}: ${err.detail}`, null, null));
+        }
+      }
+      // Every readable event is checked before the first send, as publishStaged does: one that fails its schema
+      // leaves the document as it is, and nothing of it goes out again with each retry.
+      this.opts.producer.assertValid(readable.map((r) => r.event));
+      for (const { entry, event } of readable) {
+        try {
           await this.opts.producer.publish(entry.topic, [event]);
           sent++;
         } catch (err) {
-          if (!neverPublishable(err)) throw err;
-          const type = typeof event?.type === 'string' ? event.type : null;
-          dead.push({
-            _id: `${collection}:${entry._id}`,
-            collection,
-            documentId: String(id),
-            eventId: entry._id,
-            topic: entry.topic,
-            type,
-            event: entry.event,
-            reason: (err as Error).message,
-            refusal: err instanceof RefusedEventError ? err.refusal : null,
-            stagedAt: entry.createdAt,
-            setAsideAt: new Date(),
-          });
+          if (!(err instanceof RefusedEventError)) throw err;
+          dead.push(letter(entry, err.message, err.refusal, typeof event.type === 'string' ? event.type : null));
         }
-        done.add(entry._id);
       }
+      for (const entry of pending) done.add(entry._id);
       if (dead.length) await this.writeDeadLetters(model, dead);
       const clear = await raw(model).updateOne({ ...byId(id), outboxSeq: doc.outboxSeq ?? 0 }, cleared);
       if (clear.matchedCount === 1) break;
@@ -511,19 +528,35 @@ export class OutboxRelay {
     return sent;
   }
 
-  /** Writes dead letters (one already there, from an attempt a crash cut short, is left as it is), then logs them. */
+  /**
+   * Writes dead letters, then logs and counts those it wrote: a letter already there (an attempt a crash or a
+   * concurrent sweep cut short wrote it) is left as it is. Any other failure throws, and the entries stay.
+   */
   private async writeDeadLetters(model: OutboxModel, dead: OutboxDeadLetter[]): Promise<void> {
     const letters = model.db.collection<OutboxDeadLetter>(deadLetterCollection);
+    let already = new Set<number>();
     try {
       await letters.insertMany(dead, { ordered: false });
     } catch (err) {
-      const writeErrors = (err as { writeErrors?: { code?: number }[] | { code?: number } }).writeErrors;
-      const codes = Array.isArray(writeErrors) ? writeErrors.map((w) => w.code) : [writeErrors?.code];
-      if (!writeErrors || codes.some((c) => c !== 11000)) throw err;
+      // Only duplicate keys, each one a letter written before. A network error or a write concern error also
+      // comes as a MongoBulkWriteError, with no write error of its own: rethrown, so no entry leaves without its letter.
+      const isBulk = err instanceof mongo.MongoBulkWriteError;
+      const writeErrors = isBulk ? (err.writeErrors as mongo.WriteError[] | mongo.WriteError) : [];
+      const list = Array.isArray(writeErrors) ? writeErrors : [writeErrors];
+      const duplicatesOnly =
+        isBulk &&
+        list.length > 0 &&
+        list.every((w) => w.code === 11000) &&
+        !err.err &&
+        !err.result.getWriteConcernError();
+      if (!duplicatesOnly) throw err;
+      already = new Set(list.map((w) => w.index));
     }
-    for (const d of dead) {
+    dead.forEach((d, i) => {
+      if (already.has(i)) return;
       this.opts.metrics?.outboxSetAside.inc({ collection: d.collection, topic: d.topic });
-      // The event itself is not logged: its reason, names and ids say which and why; the letter holds it.
+      // The event is not logged, nor a parser's message (it may quote the text): names, ids and the refusal say
+      // which and why; the letter holds the rest.
       this.opts.logger.error(
         {
           collection: d.collection,
@@ -532,11 +565,11 @@ export class OutboxRelay {
           topic: d.topic,
           type: d.type,
           refusal: d.refusal,
-          reason: d.reason,
+          reason: d.refusal ? d.reason : 'unparseable event text',
         },
         `outbox entry set aside in ${deadLetterCollection}: it can never be published`,
       );
-    }
+    });
   }
 
   /**

@@ -19,8 +19,9 @@ export class InvalidEventError extends Error {
 
 /**
  * The broker refuses the event itself, for good (too large for its topic, say): sending it again changes nothing,
- * so it is handled as an invalid event (not retried by the outbox's timer, passed by its sweep for a while, not
- * counted as a broker failure; a consumer handler that published it dead-letters its message at once).
+ * so it is never retried as such: the outbox relay sets its entry aside in `outbox_dead_letters` and sends the rest
+ * of its document (not counted as a broker failure), and a consumer handler that published it dead-letters its
+ * message at once.
  */
 export class RefusedEventError extends InvalidEventError {
   constructor(

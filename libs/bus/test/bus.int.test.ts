@@ -679,10 +679,24 @@ describe('outbox', () => {
           event: '{"specversion":"1.0",',
           type: null,
           refusal: null,
-          reason: expect.stringMatching(/unparseable event text/),
+          reason: expect.stringMatching(/unparseable event text: /),
         }),
       ),
     );
+    // Unreadable text before an event that fails its schema (a newer version's, maybe): nothing is sent, no letter
+    // written, the document kept as it is until the schema lets it go.
+    const [first, second] = outboxEntries(topic, [placed(4, 'x-both'), { ...placed(5, 'x-both'), data: { qty: 0 } }]);
+    const both = [{ ...(first as OutboxEntry), event: '{' }, second as OutboxEntry];
+    await Corrupt.create({ _id: 'x-both', accountId: 'acc1', ...stagedFields(both) });
+    const sent = jest.spyOn(producer, 'publish');
+    try {
+      await expect(relay.setAside(Corrupt, 'x-both')).rejects.toThrow(/order\.placed: \/data\/qty/);
+      expect(sent).not.toHaveBeenCalled();
+    } finally {
+      sent.mockRestore();
+    }
+    expect(await conn.collection(deadLetterCollection).countDocuments({ documentId: 'x-both' })).toBe(0);
+    expect(await Corrupt.findById('x-both').lean()).toMatchObject({ outboxPending: true, outbox: both });
   });
 
   it('reads at most batchSize x maxBatches documents per collection in one sweep; the next sweep goes on', async () => {
@@ -857,7 +871,7 @@ describe('outbox', () => {
     ]);
     for (const l of set) {
       expect(l).toMatchObject({
-        _id: `${Big.collection.name}:${l.eventId}`,
+        _id: `${Big.collection.name}:${l.documentId}:${l.eventId}`,
         topic,
         type: 'order.placed',
         refusal: 'MESSAGE_TOO_LARGE',
@@ -873,6 +887,7 @@ describe('outbox', () => {
     );
     expect(await relay.runOnce(0, { pendingOnly: true })).toBe(0);
     expect(await letters.countDocuments({ collection: Big.collection.name })).toBe(3);
+    expect((await metrics.outboxSetAside.get()).values.reduce((n, v) => n + v.value, 0)).toBe(3); // not counted twice
     expect(await Big.countDocuments({ outboxPending: true })).toBe(0);
     // A retry timer (an eager publish that failed) sets aside too, without waiting for a sweep.
     const late = [big('b-late'), placed(5, 'b-late')];
@@ -896,9 +911,10 @@ describe('outbox', () => {
     });
     const mid = (id: string) => ({ ...placed(1, id), data: { qty: 1, note: 'y'.repeat(300) } }) as CloudEvent;
     await producer.publish(topic, [mid('b-3'), mid('b-4')]);
-    await expect(producer.publish(topic, [mid('b-5'), big('b-6'), mid('b-7')])).rejects.toBeInstanceOf(
-      InvalidEventError,
-    );
+    const b5 = mid('b-5');
+    const refused = await producer.publish(topic, [b5, big('b-6'), mid('b-7')]).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(InvalidEventError);
+    expect(refused).toMatchObject({ name: 'RefusedEventError', published: [b5.id] });
     await eventually(() => got.length, { accept: (n) => n >= 7, what: 'b-3, b-4 and b-5' });
     expect(
       arrived()
