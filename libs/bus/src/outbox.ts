@@ -554,15 +554,16 @@ export class OutboxRelay {
     }
     dead.forEach((d, i) => {
       if (already.has(i)) return;
-      this.opts.metrics?.outboxSetAside.inc({ collection: d.collection, topic: d.topic });
+      const { collection, topic } = d;
+      this.opts.metrics?.outboxSetAside.inc({ collection, topic });
       // The event is not logged, nor a parser's message (it may quote the text): names, ids and the refusal say
       // which and why; the letter holds the rest.
       this.opts.logger.error(
         {
-          collection: d.collection,
+          collection,
           id: d.documentId,
           eventId: d.eventId,
-          topic: d.topic,
+          topic,
           type: d.type,
           refusal: d.refusal,
           reason: d.refusal ? d.reason : 'unparseable event text',
