@@ -965,6 +965,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createAccount: {
@@ -1167,6 +1189,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getAccount: {
@@ -1305,6 +1349,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getFeatureFlags: {
@@ -1438,6 +1504,28 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1632,6 +1720,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listClients: {
@@ -1806,6 +1916,28 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1993,6 +2125,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getClient: {
@@ -2153,6 +2307,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteClient: {
@@ -2304,6 +2480,28 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2488,6 +2686,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createV0Credential: {
@@ -2621,6 +2841,28 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2777,6 +3019,28 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2961,6 +3225,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getProvider: {
@@ -3116,6 +3442,68 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3277,6 +3665,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     rotateSigningSecret: {
@@ -3432,6 +3882,68 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3641,6 +4153,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listDeliveries: {
@@ -3823,6 +4397,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getDelivery: {
@@ -3978,6 +4614,68 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4163,6 +4861,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listBreakers: {
@@ -4342,6 +5102,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listSkills: {
@@ -4516,6 +5338,68 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4758,6 +5642,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteSkill: {
@@ -4929,6 +5875,68 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5113,6 +6121,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getRoute: {
@@ -5268,6 +6338,68 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5530,6 +6662,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteRoute: {
@@ -5681,6 +6875,68 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5865,6 +7121,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getInteractionPlan: {
@@ -6020,6 +7338,68 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6282,6 +7662,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteInteractionPlan: {
@@ -6453,6 +7895,68 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6632,6 +8136,68 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6859,6 +8425,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getAgent: {
@@ -7014,6 +8642,68 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7263,6 +8953,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteAgent: {
@@ -7439,6 +9191,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     streamEvents: {
@@ -7559,6 +9373,28 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7719,6 +9555,68 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

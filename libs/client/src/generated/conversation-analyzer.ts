@@ -539,6 +539,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     putRecording: {
@@ -706,6 +768,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getCategoryRules: {
@@ -791,6 +915,68 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -945,6 +1131,68 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1286,6 +1534,68 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

@@ -562,6 +562,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     invokeLowerCase: {
@@ -810,6 +872,68 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     register: {
@@ -1015,6 +1139,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Nothing was stored; retry after `Retry-After` seconds. The endpoint host could not be looked up now (DNS timed out or failed: `PROVIDER.DNS_UNAVAILABLE`), or the store, the event broker or the registry itself is unreachable (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
@@ -1032,6 +1176,26 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "endpoint host crm.example.com could not be resolved now (no DNS answer within 2000 ms); try again later",
                      *       "code": "PROVIDER.DNS_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1242,6 +1406,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Nothing was stored; retry after `Retry-After` seconds. The endpoint host could not be looked up now (DNS timed out or failed: `PROVIDER.DNS_UNAVAILABLE`), or the store, the event broker or the registry itself is unreachable (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
@@ -1259,6 +1443,26 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "endpoint host crm.example.com could not be resolved now (no DNS answer within 2000 ms); try again later",
                      *       "code": "PROVIDER.DNS_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

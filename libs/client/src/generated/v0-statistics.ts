@@ -267,6 +267,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     v0Agentstates: {
@@ -449,6 +471,86 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description RFC 9745: when this endpoint was deprecated, as a structured-field date (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: the HTTP date after which this endpoint stops answering. */
+                    Sunset?: string;
+                    /** @description The replacement (`rel="successor-version"`: GET /stats/agent-activities) and the documentation (`rel="deprecation"`). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description RFC 9745: when this endpoint was deprecated, as a structured-field date (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: the HTTP date after which this endpoint stops answering. */
+                    Sunset?: string;
+                    /** @description The replacement (`rel="successor-version"`: GET /stats/agent-activities) and the documentation (`rel="deprecation"`). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description RFC 9745: when this endpoint was deprecated, as a structured-field date (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: the HTTP date after which this endpoint stops answering. */
+                    Sunset?: string;
+                    /** @description The replacement (`rel="successor-version"`: GET /stats/agent-activities) and the documentation (`rel="deprecation"`). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -641,6 +743,86 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description RFC 9745: when this endpoint was deprecated, as a structured-field date (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: the HTTP date after which this endpoint stops answering. */
+                    Sunset?: string;
+                    /** @description The replacement (`rel="successor-version"`: GET /stats/interactions) and the documentation (`rel="deprecation"`). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description RFC 9745: when this endpoint was deprecated, as a structured-field date (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: the HTTP date after which this endpoint stops answering. */
+                    Sunset?: string;
+                    /** @description The replacement (`rel="successor-version"`: GET /stats/interactions) and the documentation (`rel="deprecation"`). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description RFC 9745: when this endpoint was deprecated, as a structured-field date (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: the HTTP date after which this endpoint stops answering. */
+                    Sunset?: string;
+                    /** @description The replacement (`rel="successor-version"`: GET /stats/interactions) and the documentation (`rel="deprecation"`). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     v0Inboundcalls: {
@@ -823,6 +1005,86 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests from this client",
                      *       "code": "REQUEST.RATE_LIMITED"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            502: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description RFC 9745: when this endpoint was deprecated, as a structured-field date (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: the HTTP date after which this endpoint stops answering. */
+                    Sunset?: string;
+                    /** @description The replacement (`rel="successor-version"`: GET /stats/interactions) and the documentation (`rel="deprecation"`). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
+                     *       "title": "Bad gateway",
+                     *       "status": 502,
+                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "code": "DEPENDENCY.BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description RFC 9745: when this endpoint was deprecated, as a structured-field date (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: the HTTP date after which this endpoint stops answering. */
+                    Sunset?: string;
+                    /** @description The replacement (`rel="successor-version"`: GET /stats/interactions) and the documentation (`rel="deprecation"`). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
+                     *       "title": "A dependency is unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "code": "DEPENDENCY.UNAVAILABLE"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            504: {
+                headers: {
+                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
+                    "x-request-id"?: string;
+                    /** @description RFC 9745: when this endpoint was deprecated, as a structured-field date (`@` and Unix seconds). */
+                    Deprecation?: string;
+                    /** @description RFC 8594: the HTTP date after which this endpoint stops answering. */
+                    Sunset?: string;
+                    /** @description The replacement (`rel="successor-version"`: GET /stats/interactions) and the documentation (`rel="deprecation"`). */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://cc-suite.dev/problems/dependency-timeout",
+                     *       "title": "Gateway timeout",
+                     *       "status": 504,
+                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

@@ -62,7 +62,9 @@ const defaultProblemText: Record<number, string> = {
   415: 'The body is not `application/json` (`REQUEST.UNSUPPORTED_MEDIA_TYPE`).',
   422: 'The request is well-formed but refers to something that does not exist.',
   429: 'Too many requests from this client; retry after `Retry-After` seconds (`REQUEST.RATE_LIMITED`).',
-  503: 'A dependency is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`).',
+  502: 'The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId).',
+  503: 'A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`).',
+  504: 'The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId).',
 };
 
 const problemCode: Record<number, string> = {
@@ -76,7 +78,9 @@ const problemCode: Record<number, string> = {
   415: 'REQUEST.UNSUPPORTED_MEDIA_TYPE',
   422: 'REQUEST.UNPROCESSABLE',
   429: 'REQUEST.RATE_LIMITED',
+  502: 'DEPENDENCY.BAD_GATEWAY',
   503: 'DEPENDENCY.UNAVAILABLE',
+  504: 'DEPENDENCY.TIMEOUT',
 };
 
 const problemTitle: Record<number, string> = {
@@ -90,7 +94,9 @@ const problemTitle: Record<number, string> = {
   415: 'Unsupported media type',
   422: 'Unprocessable content',
   429: 'Too many requests',
+  502: 'Bad gateway',
   503: 'A dependency is unavailable',
+  504: 'Gateway timeout',
 };
 
 /** An example problem body for a status, shaped as the kit's error handler writes it. */
@@ -244,10 +250,45 @@ export const sharedSchemas: Record<string, JsonSchema> = { Problem: problem, Fie
 export const oauthSchemas: Record<string, JsonSchema> = { OAuthError: oauthError };
 
 /**
- * Assembles a document and replaces every nested occurrence of a named schema object by a `$ref` to its component,
- * so the JSON stays readable while the TS objects stay self-contained for ajv.
+ * Paths the gateway answers itself (its token endpoints, signing keys, event stream and identity administration):
+ * no service behind it, so no 502 or 504. The gateway's route table must agree (its tests check every document).
+ */
+export const gatewayServedPaths =
+  /^\/(?:Auth\/connect\/token|v0\/oauth2\/token|\.well-known\/jwks\.json|events\/stream|admin\/(?:accounts|account|clients|v0-credentials)(?:\/.*)?)$/;
+
+/**
+ * The answers any operation may get when something behind it is down, whatever it asks: 503 (a store, the broker or
+ * the service is unavailable), and for a path the gateway passes to a service, 502 and 504.
+ */
+export function serverProblems(path: string): Record<string, OpenApiObject> {
+  return problems(gatewayServedPaths.test(path) ? { 503: true } : { 502: true, 503: true, 504: true });
+}
+
+/** Adds {@link serverProblems} to every operation under `paths` that does not list those statuses itself. */
+function withServerProblems(paths: OpenApiObject): OpenApiObject {
+  const methods = new Set(['get', 'put', 'post', 'delete', 'patch']);
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(item as OpenApiObject).map(([method, op]) => {
+          if (!methods.has(method)) return [method, op];
+          const operation = op as OpenApiObject;
+          const responses = operation.responses as Record<string, OpenApiObject>;
+          return [method, { ...operation, responses: { ...serverProblems(path), ...responses } }];
+        }),
+      ),
+    ]),
+  );
+}
+
+/**
+ * Assembles a document (every operation gets {@link serverProblems} it does not list) and replaces every nested
+ * occurrence of a named schema object by a `$ref` to its component, so the JSON stays readable while the TS objects
+ * stay self-contained for ajv.
  */
 export function assemble(doc: OpenApiObject, schemas: Record<string, JsonSchema>): OpenApiObject {
+  if (doc.paths) doc = { ...doc, paths: withServerProblems(doc.paths as OpenApiObject) };
   const names = new Map<object, string>();
   for (const [name, schema] of Object.entries(schemas)) {
     if (!names.has(schema)) names.set(schema, name);

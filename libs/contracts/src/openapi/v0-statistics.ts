@@ -23,6 +23,7 @@ import {
   parameters,
   problemResponse,
   problems,
+  serverProblems,
   servers,
   sharedSchemas,
   validationProblem,
@@ -118,6 +119,8 @@ function statisticsPath(name: string, summary: string, replacement: string, sche
             },
             versions,
           ),
+          // Here, so that they carry the deprecation headers too (the gateway marks its own answers on v0 paths).
+          ...serverProblems(`/v0/{accountKey}/statistics/${name}`),
         },
         replacement,
       ),

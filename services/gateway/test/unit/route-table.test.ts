@@ -129,6 +129,27 @@ describe('route table', () => {
     }
   });
 
+  it('documents 502 and 504 exactly on the operations it passes to a service, and 503 with Retry-After on every one', () => {
+    const seen = { proxied: 0, own: 0 };
+    for (const [name, doc] of Object.entries(openApiDocuments)) {
+      for (const [template, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
+        const route = resolveRoute(template.replace(/\{[^}]+\}/g, 'x1'));
+        const proxied = route !== undefined && route.rule.target !== 'gateway';
+        seen[proxied ? 'proxied' : 'own']++;
+        for (const [method, op] of Object.entries(item)) {
+          if (!['get', 'put', 'post', 'delete', 'patch'].includes(method)) continue;
+          const responses = (op as { responses: Record<string, { headers?: Record<string, { required?: boolean }> }> })
+            .responses;
+          const where = `${name}: ${method.toUpperCase()} ${template}`;
+          expect([where, '502' in responses, '504' in responses]).toEqual([where, proxied, proxied]);
+          expect([where, responses['503']?.headers?.['Retry-After']?.required]).toEqual([where, true]);
+        }
+      }
+    }
+    expect(seen.proxied).toBeGreaterThan(20);
+    expect(seen.own).toBeGreaterThan(3); // the token endpoints, the identity administration
+  });
+
   it('allows a method on an undocumented path and refuses one a documented path does not name', () => {
     expect(methodAllowed('/stats/agent-activities', 'GET')).toBe(true);
     expect(methodAllowed('/stats/agent-activities', 'POST')).toBe(false);
