@@ -965,7 +965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            /** @description The gateway's store is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -980,7 +980,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
                      *       "title": "A dependency is unavailable",
                      *       "status": 503,
-                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "detail": "The gateway's store is unavailable for now",
                      *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
@@ -1189,7 +1189,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            /** @description The gateway's store is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -1204,7 +1204,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
                      *       "title": "A dependency is unavailable",
                      *       "status": 503,
-                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "detail": "The gateway's store is unavailable for now",
                      *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
@@ -1349,7 +1349,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            /** @description The gateway's store is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -1364,7 +1364,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
                      *       "title": "A dependency is unavailable",
                      *       "status": 503,
-                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "detail": "The gateway's store is unavailable for now",
                      *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
@@ -1509,7 +1509,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            /** @description The gateway's store is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -1524,7 +1524,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
                      *       "title": "A dependency is unavailable",
                      *       "status": 503,
-                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "detail": "The gateway's store is unavailable for now",
                      *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
@@ -1720,7 +1720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            /** @description The gateway's store is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -1735,7 +1735,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
                      *       "title": "A dependency is unavailable",
                      *       "status": 503,
-                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "detail": "The gateway's store is unavailable for now",
                      *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
@@ -1921,7 +1921,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            /** @description The gateway's store is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -1936,7 +1936,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
                      *       "title": "A dependency is unavailable",
                      *       "status": 503,
-                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "detail": "The gateway's store is unavailable for now",
                      *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
@@ -2125,7 +2125,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            /** @description The gateway's store is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -2140,7 +2140,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
                      *       "title": "A dependency is unavailable",
                      *       "status": 503,
-                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "detail": "The gateway's store is unavailable for now",
                      *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
@@ -2307,7 +2307,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            /** @description The gateway's store is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -2322,7 +2322,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
                      *       "title": "A dependency is unavailable",
                      *       "status": 503,
-                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "detail": "The gateway's store is unavailable for now",
                      *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
@@ -2485,7 +2485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            /** @description The gateway's store is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -2500,7 +2500,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
                      *       "title": "A dependency is unavailable",
                      *       "status": 503,
-                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "detail": "The gateway's store is unavailable for now",
                      *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
@@ -2686,7 +2686,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            /** @description The gateway's store is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -2701,7 +2701,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
                      *       "title": "A dependency is unavailable",
                      *       "status": 503,
-                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "detail": "The gateway's store is unavailable for now",
                      *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
@@ -2846,7 +2846,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            /** @description The gateway's store is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -2861,7 +2861,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
                      *       "title": "A dependency is unavailable",
                      *       "status": 503,
-                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "detail": "The gateway's store is unavailable for now",
                      *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
@@ -3024,7 +3024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            /** @description The gateway's store is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -3039,7 +3039,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
                      *       "title": "A dependency is unavailable",
                      *       "status": 503,
-                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "detail": "The gateway's store is unavailable for now",
                      *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
@@ -9378,7 +9378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            /** @description The gateway's store is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -9393,7 +9393,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
                      *       "title": "A dependency is unavailable",
                      *       "status": 503,
-                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "detail": "The gateway's store is unavailable for now",
                      *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */

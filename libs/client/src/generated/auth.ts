@@ -202,7 +202,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            /** @description The gateway's store is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -217,7 +217,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
                      *       "title": "A dependency is unavailable",
                      *       "status": 503,
-                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "detail": "The gateway's store is unavailable for now",
                      *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */
@@ -244,28 +244,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Jwks"];
-                };
-            };
-            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
-            503: {
-                headers: {
-                    /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
-                    "x-request-id"?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
-                     *       "title": "A dependency is unavailable",
-                     *       "status": 503,
-                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
-                     *       "code": "DEPENDENCY.UNAVAILABLE"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };

@@ -1139,7 +1139,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            /** @description The registry refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the provider may or may not be stored. Registering again is safe, but if the lost answer was the 201, its `signingSecret` is not shown again: rotate it (POST /admin/providers/{name}/signing-secret). */
             502: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -1152,7 +1152,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
                      *       "title": "Bad gateway",
                      *       "status": 502,
-                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "detail": "The registry refused or broke the connection",
                      *       "code": "DEPENDENCY.BAD_GATEWAY"
                      *     }
                      */
@@ -1181,7 +1181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            /** @description The registry did not answer in time (`DEPENDENCY.TIMEOUT`); the provider may still be stored. Registering again is safe, but if the lost answer was the 201, its `signingSecret` is not shown again: rotate it (POST /admin/providers/{name}/signing-secret). */
             504: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -1194,7 +1194,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-timeout",
                      *       "title": "Gateway timeout",
                      *       "status": 504,
-                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "detail": "The registry did not answer in time",
                      *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */
@@ -1406,7 +1406,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The service behind the gateway refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the request may or may not have taken effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            /** @description The registry refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the provider may or may not be stored. Registering again is safe, but if the lost answer was the 201, its `signingSecret` is not shown again: rotate it (POST /admin/providers/{name}/signing-secret). */
             502: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -1419,7 +1419,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-bad-gateway",
                      *       "title": "Bad gateway",
                      *       "status": 502,
-                     *       "detail": "The service behind the gateway refused or broke the connection",
+                     *       "detail": "The registry refused or broke the connection",
                      *       "code": "DEPENDENCY.BAD_GATEWAY"
                      *     }
                      */
@@ -1448,7 +1448,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The service behind the gateway did not answer in time (`DEPENDENCY.TIMEOUT`); the request may still take effect: retry only what is safe to repeat (reads, PUT, DELETE, Invoke with the same requestId). */
+            /** @description The registry did not answer in time (`DEPENDENCY.TIMEOUT`); the provider may still be stored. Registering again is safe, but if the lost answer was the 201, its `signingSecret` is not shown again: rotate it (POST /admin/providers/{name}/signing-secret). */
             504: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -1461,7 +1461,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-timeout",
                      *       "title": "Gateway timeout",
                      *       "status": 504,
-                     *       "detail": "The service behind the gateway did not answer in time",
+                     *       "detail": "The registry did not answer in time",
                      *       "code": "DEPENDENCY.TIMEOUT"
                      *     }
                      */

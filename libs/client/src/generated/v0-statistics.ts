@@ -267,7 +267,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable for now (the store, the broker, or the service behind the gateway); retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
+            /** @description The gateway's store is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`). */
             503: {
                 headers: {
                     /** @description Request id (kept from the request when well-formed, generated otherwise); quote it when reporting a problem. */
@@ -282,7 +282,7 @@ export interface operations {
                      *       "type": "https://cc-suite.dev/problems/dependency-unavailable",
                      *       "title": "A dependency is unavailable",
                      *       "status": 503,
-                     *       "detail": "A dependency is unavailable for now (the store, the broker, or the service behind the gateway)",
+                     *       "detail": "The gateway's store is unavailable for now",
                      *       "code": "DEPENDENCY.UNAVAILABLE"
                      *     }
                      */

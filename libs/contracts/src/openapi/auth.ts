@@ -8,7 +8,7 @@ const description = `The suite's OAuth2 issuer.
 Decisions this suite made where the specification is silent:
 - Client credentials only, at POST /Auth/connect/token, credentials in the form body or HTTP Basic; **exactly one scope** per token (\`interactions:write\`, \`stats\`, \`interaction-content:read\`, \`interaction-content:write\`, \`admin\`, \`agent\`).
 - Tokens are JWTs signed with a rotating key (published at /.well-known/jwks.json) carrying the account id; \`token_type\` Bearer, \`expires_in\` 7200.
-- Errors of the token endpoint are RFC 6749 bodies \`{error, error_description}\` (not problem+json); rate limiting answers 429 problem+json.
+- Errors of the token endpoint are RFC 6749 bodies \`{error, error_description}\` (not problem+json); rate limiting answers 429 problem+json, and an outage of the gateway's store 503 problem+json with \`Retry-After\`.
 - An external OIDC issuer (issuer, audience, JWKS URL) can replace this one by configuration.`;
 
 /** OpenAPI 3.1 document of the token and JWKS endpoints. */

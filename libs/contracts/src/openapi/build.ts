@@ -249,6 +249,10 @@ export const sharedSchemas: Record<string, JsonSchema> = { Problem: problem, Fie
 /** Shared schema component names for the OAuth error body. */
 export const oauthSchemas: Record<string, JsonSchema> = { OAuthError: oauthError };
 
+/** The 503 of a path the gateway serves itself: only its own store can be missing. */
+const gatewayStoreUnavailable =
+  "The gateway's store is unavailable for now; retry after `Retry-After` seconds (`DEPENDENCY.UNAVAILABLE`).";
+
 /**
  * Paths the gateway answers itself (its token endpoints, signing keys, event stream and identity administration):
  * no service behind it, so no 502 or 504. The gateway's route table must agree (its tests check every document).
@@ -261,7 +265,11 @@ export const gatewayServedPaths =
  * the service is unavailable), and for a path the gateway passes to a service, 502 and 504.
  */
 export function serverProblems(path: string): Record<string, OpenApiObject> {
-  return problems(gatewayServedPaths.test(path) ? { 503: true } : { 502: true, 503: true, 504: true });
+  // The signing keys are served from the gateway's memory: nothing behind them can be down.
+  if (path === '/.well-known/jwks.json') return {};
+  return problems(
+    gatewayServedPaths.test(path) ? { 503: gatewayStoreUnavailable } : { 502: true, 503: true, 504: true },
+  );
 }
 
 /** Adds {@link serverProblems} to every operation under `paths` that does not list those statuses itself. */

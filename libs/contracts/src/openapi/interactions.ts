@@ -135,6 +135,15 @@ const registerOperation = (operationId: string, alias: boolean): OpenApiObject =
       ]),
     ),
     ...problems({ 401: true, 403: true, 406: true, 413: true, 415: true, 429: true }, versions),
+    // A 201 lost to a 502 or 504 cannot be asked for again: a retry that replaces the provider answers 200 without it.
+    '502': problemResponse(
+      502,
+      'The registry refused or broke the connection (`DEPENDENCY.BAD_GATEWAY`); the provider may or may not be stored. Registering again is safe, but if the lost answer was the 201, its `signingSecret` is not shown again: rotate it (POST /admin/providers/{name}/signing-secret).',
+    ),
+    '504': problemResponse(
+      504,
+      'The registry did not answer in time (`DEPENDENCY.TIMEOUT`); the provider may still be stored. Registering again is safe, but if the lost answer was the 201, its `signingSecret` is not shown again: rotate it (POST /admin/providers/{name}/signing-secret).',
+    ),
     '503': problemResponse(
       503,
       'Nothing was stored; retry after `Retry-After` seconds. The endpoint host could not be looked up now (DNS timed out or failed: `PROVIDER.DNS_UNAVAILABLE`), or the store, the event broker or the registry itself is unreachable (`DEPENDENCY.UNAVAILABLE`).',

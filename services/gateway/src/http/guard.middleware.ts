@@ -68,7 +68,7 @@ export function v0DeprecationMarker(d: V0Deprecation): V0DeprecationMarker {
 }
 
 /**
- * Marks the gateway's own answers on /v0 statistics paths (400, 401, 403, 404, 405, 429, 502/504) with the v0
+ * Marks the gateway's own answers on /v0 statistics paths (400, 401, 403, 404, 405, 429, 502/503/504) with the v0
  * deprecation headers, as the statistics service marks its answers (which, proxied, replace these): every v0
  * response carries them, whoever gives it.
  */
