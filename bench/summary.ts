@@ -136,6 +136,12 @@ const catalogue: CatalogueRow[] = [
     target: '≥ 0.8 × empty',
   },
   {
+    id: 'invoke.stored.50',
+    what: 'Invoke 50-object rate with 100,000 interactions stored vs empty store',
+    by: 'services/routing/bench/invoke.bench.ts',
+    target: '≥ 0.8 × empty',
+  },
+  {
     id: 'invoke.backlog.idle',
     what: '5,000 interactions queued, no agent Ready: CPU over 30 s (routing + gateway; store beside), store commands',
     by: 'services/routing/bench/invoke.bench.ts',

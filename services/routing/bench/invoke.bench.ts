@@ -240,23 +240,30 @@ async function invokePhase(
   return stats(latencies, performance.now() - started, objects);
 }
 
+/** A compared Invoke phase: objects per request, requests per round, requests in flight. */
+type Shape = { objects: number; count: number; width: number };
+const oneObject: Shape = { objects: 1, count: singleCount, width: concurrency };
+const fiftyObjects: Shape = { objects: 50, count: batchCount, width: batchConcurrency };
+
 /**
- * `rounds` 1-object runs of `singleCount` requests on one account, each after the machine is quiet: the figures of
- * the round with the median rate, the CPU used during that round (not while waiting between rounds), and every
- * round's rate beside them.
+ * `rounds` runs of a shape (1-object by default) on one account, each after the machine is quiet: the figures of the
+ * round with the median rate, the CPU used during that round (not while waiting between rounds), and every round's
+ * rate beside them.
  */
 async function invokeRounds(
   t: Target,
   label: string,
   accountId = freshName('bench').replace(/_/g, '-'),
   known?: Awaited<ReturnType<typeof setupAccount>>,
+  shape: Shape = oneObject,
 ) {
   const tokens = known ?? (await setupAccount(t, t.base, accountId));
   const runs: (ReturnType<typeof stats> & { cpu: ReturnType<ReturnType<typeof cpuMeter>> })[] = [];
   for (let r = 0; r < rounds; r++) {
     await machineQuiet(`${label}, round ${r + 1}/${rounds}`);
     const meter = cpuMeter();
-    const run = await invokePhase(t, 1, singleCount, concurrency, accountId, tokens, `r${r}`);
+    const prefix = `${shape.objects === 1 ? 'r' : `r${shape.objects}x`}${r}`;
+    const run = await invokePhase(t, shape.objects, shape.count, shape.width, accountId, tokens, prefix);
     runs.push({ ...run, cpu: meter() });
   }
   const byRate = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
@@ -829,24 +836,26 @@ async function main() {
     const singleCommands = phaseCommands?.(singleCount * rounds);
     if (singleCommands)
       process.stdout.write(`[bench] store commands in the 1-object phase ${JSON.stringify(singleCommands)}\n`);
-    process.stdout.write(`[bench] ${JSON.stringify(single)}\n[bench] Invoke 50 objects x ${batchCount}\n`);
+    process.stdout.write(`[bench] ${JSON.stringify(single)}\n[bench] Invoke 50 objects, ${rounds} x ${batchCount}\n`);
     if (counter) await settle(counter, 300, 5_000);
-    const meter50 = cpuMeter();
     const phaseCommands50 = counter ? loadCommands(counter) : undefined;
-    const batch50 = await profiled('invoke-50', () => invokePhase(t, 50, batchCount, batchConcurrency));
-    const batch50Cpu = meter50();
+    const { cpu: batch50Cpu, ...batch50 } = await profiled('invoke-50', () =>
+      invokeRounds(t, 'empty store, 50 objects', undefined, undefined, fiftyObjects),
+    );
     process.stdout.write(`[bench] CPU during the 50-object phase ${JSON.stringify(batch50Cpu)}\n`);
-    const batch50Commands = phaseCommands50?.(batchCount);
+    const batch50Commands = phaseCommands50?.(batchCount * rounds);
     if (batch50Commands)
       process.stdout.write(`[bench] store commands in the 50-object phase ${JSON.stringify(batch50Commands)}\n`);
     process.stdout.write(`[bench] ${JSON.stringify(batch50)}\n`);
-    // The same 1-object phase again, for an account whose database now holds `storedHistory` interactions.
+    // The same 1-object and 50-object phases again, for an account whose database now holds `storedHistory`
+    // interactions.
     let stored:
       | (Omit<Awaited<ReturnType<typeof invokeRounds>>, 'cpu'> & {
           storedInteractions: number;
           seededPerSecond: number;
         })
       | null = null;
+    let stored50: Omit<Awaited<ReturnType<typeof invokeRounds>>, 'cpu'> | null = null;
     if (storedHistory > 0 && t.dbName) {
       const accountId = freshName('bench').replace(/_/g, '-');
       await invokePhase(t, 1, 5, 1, accountId, undefined, 'seed'); // the account, and documents to clone
@@ -858,7 +867,18 @@ async function main() {
       await machineQuiet('stored history', storedSettleMs);
       const { cpu: _cpu, ...run } = await invokeRounds(t, 'stored history', accountId);
       stored = { ...run, storedInteractions: storedHistory, seededPerSecond };
-      process.stdout.write(`[bench] ${JSON.stringify(stored)}\n`);
+      process.stdout.write(
+        `[bench] ${JSON.stringify(stored)}\n[bench] Invoke 50 objects, ${rounds} x ${batchCount}, with ${storedHistory} stored\n`,
+      );
+      const { cpu: _cpu50, ...run50 } = await invokeRounds(
+        t,
+        'stored history, 50 objects',
+        accountId,
+        undefined,
+        fiftyObjects,
+      );
+      stored50 = run50;
+      process.stdout.write(`[bench] ${JSON.stringify(stored50)}\n`);
     }
     const backlog = counter && backlogSize > 0 ? await backlogPhase(t, counter) : null;
     if (backlog) process.stdout.write(`[bench] ${JSON.stringify(backlog.invoke)}\n`);
@@ -877,6 +897,7 @@ async function main() {
       invokeSingleObjectStoreCommands: singleCommands ?? null,
       invoke50ObjectsStoreCommands: batch50Commands ?? null,
       invokeSingleObjectStored: stored,
+      invoke50ObjectsStored: stored50,
       dispatchToOffer,
       storeCommandsPerInvoke: commands,
       backlog,
@@ -890,8 +911,9 @@ async function main() {
     // A row's numbers are numbers: each round's rate is in its `beside` text and in the details.
     const figures = <T extends { roundsRequestsPerSecond: number[] }>({ roundsRequestsPerSecond: _, ...rest }: T) =>
       rest;
-    const ofRounds = (r: { roundsRequestsPerSecond: number[] }) =>
-      `the median of ${rounds} rounds of ${singleCount} (${r.roundsRequestsPerSecond.join(', ')} req/s)`;
+    const ofRounds = (r: { roundsRequestsPerSecond: number[] }, count = singleCount) =>
+      `the median of ${rounds} rounds of ${count} (${r.roundsRequestsPerSecond.join(', ')} req/s)`;
+    const times = (a: number, b: number) => Math.round((a / b) * 100) / 100;
     writeBenchResult('routing', details, [
       {
         id: 'invoke.1',
@@ -899,7 +921,12 @@ async function main() {
         beside: `${ofRounds(single)}; ${storeBeside}`,
         numbers: { ...figures(single), rawInsertsPerSecond },
       },
-      { id: 'invoke.50', value: perObject(batch50), beside: storeBeside, numbers: { ...batch50, rawInsertsPerSecond } },
+      {
+        id: 'invoke.50',
+        value: perObject(batch50),
+        beside: `${ofRounds(batch50, batchCount)}; ${storeBeside}`,
+        numbers: { ...figures(batch50), rawInsertsPerSecond },
+      },
       ...(stored
         ? [
             {
@@ -907,6 +934,21 @@ async function main() {
               value: `${stored.requestsPerSecond} req/s, p50/p99 ${stored.p50Ms}/${stored.p99Ms} ms with ${stored.storedInteractions} stored = ${Math.round((stored.requestsPerSecond / single.requestsPerSecond) * 100) / 100} × empty`,
               beside: `empty store ${single.requestsPerSecond} req/s (same run; each ${ofRounds(stored)}, after ${storedSettleMs / 1000} s for the store's autovacuum); ${storeBeside}`,
               numbers: { ...figures(stored), emptyRequestsPerSecond: single.requestsPerSecond, rawInsertsPerSecond },
+            },
+          ]
+        : []),
+      ...(stored50
+        ? [
+            {
+              id: 'invoke.stored.50',
+              value: `${stored50.objectsPerSecond} objects/s, p50/p99 ${stored50.p50Ms}/${stored50.p99Ms} ms with ${storedHistory} stored = ${times(stored50.objectsPerSecond, batch50.objectsPerSecond)} × empty`,
+              beside: `empty store ${batch50.objectsPerSecond} objects/s (same run; each ${ofRounds(stored50, batchCount)}); ${storeBeside}`,
+              numbers: {
+                ...figures(stored50),
+                emptyObjectsPerSecond: batch50.objectsPerSecond,
+                storedInteractions: storedHistory,
+                rawInsertsPerSecond,
+              },
             },
           ]
         : []),
