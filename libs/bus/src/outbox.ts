@@ -205,8 +205,9 @@ export class OutboxRelay {
   private readonly held = new Map<string, number>();
   /**
    * Documents a sweep found holding an event that fails its schema (this version cannot publish it; a newer one
-   * may): how often in a row, and the last sweep that passes them. Later sweeps pass such a document for 1, 2, then 4 sweeps, rather than
-   * reading and validating it again each time. Per process; an entry goes when the document is published.
+   * may): how often in a row, and the last sweep that passes them. Later sweeps pass such a document for 1, 2, then
+   * 4 sweeps, rather than reading and validating it again each time. Per process; an entry goes when the document is
+   * published.
    */
   private readonly failing = new Map<string, { failures: number; passUntil: number }>();
   private sweeps = 0;
@@ -344,8 +345,7 @@ export class OutboxRelay {
    * document whose entries cannot be published now is logged and kept, and the sweep goes on past it (one holding an
    * event that fails its schema is passed by the next 1, 2, then 4 sweeps); an entry that can never be published
    * (refused by the broker for good, unreadable) is set aside and the rest of its document sent ({@link setAside});
-   * `batchSize` other failures in a row (the broker is
-   * down, most likely) end that collection's sweep.
+   * `batchSize` other failures in a row (the broker is down, most likely) end that collection's sweep.
    */
   async runOnce(graceMs = this.graceMs, { pendingOnly = false }: { pendingOnly?: boolean } = {}): Promise<number> {
     const released = new Set<string>();
