@@ -5,7 +5,8 @@
 #
 # Env: CC_DATA_DIR (default <repo>/.data), CC_CACHE_DIR (default <repo>/.cache),
 #      MONGO_PORT (27017), FERRETDB_DEBUG_PORT (8088; "off" disables the metrics/pprof listener),
-#      POSTGRES_PORT (55432), FERRETDB_VERSION (v1.24.2), FERRETDB_LOG_LEVEL (warn).
+#      POSTGRES_PORT (55432), FERRETDB_VERSION (v1.24.2), FERRETDB_LOG_LEVEL (warn),
+#      FERRETDB_GOGC (400).
 #
 # Why not plain `go install github.com/FerretDB/FerretDB/cmd/ferretdb@v1.24.2`: the module
 # zip lacks the generated build/version/version.txt, so such a binary panics at start-up
@@ -15,7 +16,7 @@
 # Why PostgreSQL, not SQLite: FerretDB's SQLite handler reads and decodes the whole collection for any
 # filter other than `_id` alone (indexed findOne: 12/s against 880/s on PostgreSQL, same machine).
 #
-# Three local patches (deploy/local/patches; deploy/local/README.md says why, and which test shows it):
+# Five local patches (deploy/local/patches; deploy/local/README.md says why, and which test or measurement shows it):
 # - ferretdb-1.24-atomic-writes.patch: update, findAndModify and delete read and then write in separate
 #   steps, so two connections' conditional updates of one document could both succeed. The patch runs
 #   those commands one at a time per document (by `_id`; a filter without a plain `_id` locks the whole
@@ -26,6 +27,10 @@
 # - ferretdb-1.24-postgresql-gin-pushdown.patch: equality filters are pushed down as `field @> value`
 #   with the field a parameter, and indexes are btrees, so no pushed-down filter could use an index.
 #   The patch inlines the (quoted) field, builds GIN jsonb_path_ops indexes, and uses `=` for `_id`.
+# - ferretdb-1.24-resource-tracking-off.patch: FerretDB's leak check for its tests (a stack trace and a
+#   finalizer for every iterator, query and connection) ran in release builds too; now in debug builds only.
+# - ferretdb-1.24-sjson-go-json.patch: documents are decoded from PostgreSQL's JSON with goccy/go-json
+#   instead of encoding/json (a quarter to a third of FerretDB's CPU under routing's load).
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -34,6 +39,9 @@ FERRETDB_VERSION="${FERRETDB_VERSION:-v1.24.2}"
 MONGO_PORT="${MONGO_PORT:-27017}"
 FERRETDB_DEBUG_PORT="${FERRETDB_DEBUG_PORT:-8088}"
 FERRETDB_LOG_LEVEL="${FERRETDB_LOG_LEVEL:-warn}"
+# Go's GC target for FerretDB: at Go's default (100) its collector took ~14 % of the process's CPU under
+# routing's load with a heap of a few tens of MB; 400 trades ~4x that small heap for most of that CPU.
+FERRETDB_GOGC="${FERRETDB_GOGC:-400}"
 FERRETDB_MODULE=github.com/FerretDB/FerretDB
 
 # Local patches applied to the module source before the build (deploy/local/patches); their names are
@@ -43,6 +51,8 @@ FPATCHES=(
   "$FPATCH_DIR/ferretdb-1.24-atomic-writes.patch"
   "$FPATCH_DIR/ferretdb-1.24-bulk-update-connections.patch"
   "$FPATCH_DIR/ferretdb-1.24-postgresql-gin-pushdown.patch"
+  "$FPATCH_DIR/ferretdb-1.24-resource-tracking-off.patch"
+  "$FPATCH_DIR/ferretdb-1.24-sjson-go-json.patch"
 )
 # FBUILD_REV: bump when the build recipe changes, so a binary built by an older recipe is not reused (rev 2:
 # rev 1 ran `git apply` inside the project's checkout, which silently skipped every patch, see ferretdb_build).
@@ -138,7 +148,7 @@ ferretdb_start() {
   legacy_notice
   mkdir -p "$FSTATE"
   log "ferretdb: starting $FERRETDB_VERSION on 127.0.0.1:$MONGO_PORT (PostgreSQL 127.0.0.1:$POSTGRES_PORT, debug ${debug_addr/#-/off}, log $FLOG)"
-  spawn "$FPID" "$FLOG" "$FBIN" --handler=postgresql --postgresql-url="$FPGURL" \
+  spawn "$FPID" "$FLOG" env GOGC="$FERRETDB_GOGC" "$FBIN" --handler=postgresql --postgresql-url="$FPGURL" \
     --listen-addr="127.0.0.1:$MONGO_PORT" --state-dir="$FSTATE" --debug-addr="$debug_addr" \
     --telemetry=disable --log-level="$FERRETDB_LOG_LEVEL" --log-format=text
   log "ferretdb: started (pid $(<"$FPID")); readiness: deploy/local/stack.sh wait"
