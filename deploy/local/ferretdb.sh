@@ -16,7 +16,7 @@
 # Why PostgreSQL, not SQLite: FerretDB's SQLite handler reads and decodes the whole collection for any
 # filter other than `_id` alone (indexed findOne: 12/s against 880/s on PostgreSQL, same machine).
 #
-# Five local patches (deploy/local/patches; deploy/local/README.md says why, and which test or measurement shows it):
+# Six local patches (deploy/local/patches; deploy/local/README.md says why, and which test or measurement shows it):
 # - ferretdb-1.24-atomic-writes.patch: update, findAndModify and delete read and then write in separate
 #   steps, so two connections' conditional updates of one document could both succeed. The patch runs
 #   those commands one at a time per document (by `_id`; a filter without a plain `_id` locks the whole
@@ -31,6 +31,8 @@
 #   finalizer for every iterator, query and connection) ran in release builds too; now in debug builds only.
 # - ferretdb-1.24-sjson-go-json.patch: documents are decoded from PostgreSQL's JSON with goccy/go-json
 #   instead of encoding/json (a quarter to a third of FerretDB's CPU under routing's load).
+# - ferretdb-1.24-postgresql-single-statement.patch: a write of one statement (one document's update, one
+#   multi-row insert) runs without BEGIN and COMMIT around it (PostgreSQL makes it atomic by itself).
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -53,6 +55,7 @@ FPATCHES=(
   "$FPATCH_DIR/ferretdb-1.24-postgresql-gin-pushdown.patch"
   "$FPATCH_DIR/ferretdb-1.24-resource-tracking-off.patch"
   "$FPATCH_DIR/ferretdb-1.24-sjson-go-json.patch"
+  "$FPATCH_DIR/ferretdb-1.24-postgresql-single-statement.patch"
 )
 # FBUILD_REV: bump when the build recipe changes, so a binary built by an older recipe is not reused (rev 2:
 # rev 1 ran `git apply` inside the project's checkout, which silently skipped every patch, see ferretdb_build).
