@@ -29,8 +29,8 @@
 #   The patch inlines the (quoted) field, builds GIN jsonb_path_ops indexes, and uses `=` for `_id`.
 # - ferretdb-1.24-resource-tracking-off.patch: FerretDB's leak check for its tests (a stack trace and a
 #   finalizer for every iterator, query and connection) ran in release builds too; now in debug builds only.
-# - ferretdb-1.24-sjson-go-json.patch: documents are decoded from PostgreSQL's JSON with goccy/go-json
-#   instead of encoding/json (a quarter to a third of FerretDB's CPU under routing's load).
+# - ferretdb-1.24-sjson-go-json.patch: documents are encoded to and decoded from PostgreSQL's JSON with
+#   goccy/go-json instead of encoding/json (decoding was a quarter to a third of FerretDB's CPU under load).
 # - ferretdb-1.24-postgresql-single-statement.patch: a write of one statement (one document's update, one
 #   multi-row insert) runs without BEGIN and COMMIT around it (PostgreSQL makes it atomic by itself).
 set -euo pipefail
