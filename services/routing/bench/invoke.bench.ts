@@ -718,7 +718,9 @@ async function backlogPhase(t: Target, counter: Counter) {
     `[bench] backlog at rest ${JSON.stringify(idle)}\n[bench] Invoke 1 object, ${rounds} x ${singleCount}, with ${backlogSize} queued\n`,
   );
   const docsBefore = docsRead;
-  const { cpu: _cpu, ...invoke } = await invokeRounds(t, 'backlog', accountId, tokens);
+  const { cpu: _cpu, ...invoke } = await profiled('invoke-backlog', () =>
+    invokeRounds(t, 'backlog', accountId, tokens),
+  );
   // Interaction and agent documents the store returned per Invocation while the backlog was queued.
   const docsReadPerInvoke = Math.round(((docsRead - docsBefore) / (singleCount * rounds)) * 10) / 10;
   return { idle, invoke: { ...invoke, docsReadPerInvoke } };
