@@ -933,7 +933,7 @@ async function main() {
         ? [
             {
               id: 'invoke.stored',
-              value: `${stored.requestsPerSecond} req/s, p50/p99 ${stored.p50Ms}/${stored.p99Ms} ms with ${stored.storedInteractions} stored = ${Math.round((stored.requestsPerSecond / single.requestsPerSecond) * 100) / 100} × empty`,
+              value: `${stored.requestsPerSecond} req/s, p50/p99 ${stored.p50Ms}/${stored.p99Ms} ms with ${stored.storedInteractions} stored = ${times(stored.requestsPerSecond, single.requestsPerSecond)} × empty`,
               beside: `empty store ${single.requestsPerSecond} req/s (same run; each ${ofRounds(stored)}, after ${storedSettleMs / 1000} s for the store's autovacuum); ${storeBeside}`,
               numbers: { ...figures(stored), emptyRequestsPerSecond: single.requestsPerSecond, rawInsertsPerSecond },
             },
@@ -987,7 +987,7 @@ async function main() {
             },
             {
               id: 'invoke.backlog',
-              value: `${backlog.invoke.requestsPerSecond} req/s, p50/p99 ${backlog.invoke.p50Ms}/${backlog.invoke.p99Ms} ms with ${backlog.idle.queued} queued = ${Math.round((backlog.invoke.requestsPerSecond / single.requestsPerSecond) * 100) / 100} × empty queue`,
+              value: `${backlog.invoke.requestsPerSecond} req/s, p50/p99 ${backlog.invoke.p50Ms}/${backlog.invoke.p99Ms} ms with ${backlog.idle.queued} queued = ${times(backlog.invoke.requestsPerSecond, single.requestsPerSecond)} × empty queue`,
               beside: `empty queue ${single.requestsPerSecond} req/s (same run; each ${ofRounds(backlog.invoke)}); ${storeBeside}`,
               numbers: {
                 ...figures(backlog.invoke),
