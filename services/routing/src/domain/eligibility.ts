@@ -170,6 +170,18 @@ export function decide(req: RoutingRequest, agents: AgentView[], now: number): D
 }
 
 /**
+ * The rule `decide` gives when it is certain, without weighing each agent, that nobody wins: no agent is
+ * Ready with room for the interaction's type (every way to be eligible needs both). Null when some agent
+ * might be eligible. A routing pass uses it to skip the full decision (a trace line per agent) for a queue
+ * nobody can take now, unless that rule is new for the interaction.
+ */
+export function ruleWithoutRoom(req: RoutingRequest, agents: AgentView[], now: number): string | null {
+  const key = capacityKeyOf(req.type);
+  if (agents.some((a) => a.presence === 'Ready' && a.workload[key] < a.capacity[key])) return null;
+  return personalQueueMode(req, agents, now).kind === 'wait' ? 'personal-queue-wait' : 'no-eligible-agent';
+}
+
+/**
  * The next instant after `now` at which the decision for this interaction could change by time alone
  * (a skill expires, a personal-queue window closes, a rejection cooldown ends), or null if none.
  */
