@@ -414,7 +414,7 @@ export class AssignmentEngine implements Waker {
     // per-interaction closures a tenth of the process's time).
     const now = Date.now();
     const due: LiveInteraction[] = [];
-    const waiting: InteractionRecord[] = [];
+    const waiting: LiveInteraction[] = [];
     const withLegs: LiveInteraction[] = [];
     let nextExpiry = never;
     for (const l of live) {
@@ -422,7 +422,7 @@ export class AssignmentEngine implements Waker {
       if (rec.state === 'offered' && rec.offer && rec.offer.expiresAt <= now) due.push(l);
       else if (rec.state === 'queued' && rec.queue?.timeoutAt != null && rec.queue.timeoutAt <= now) due.push(l);
       else {
-        if (rec.state === 'queued') waiting.push(rec);
+        if (rec.state === 'queued') waiting.push(l);
         if (rec.state === 'offered' && rec.offer) nextExpiry = Math.min(nextExpiry, rec.offer.expiresAt);
         // Without legs, only an ended interaction has anything for repairs (it is archived).
         if (rec.legs.length || rec.state === 'ended') withLegs.push(l);
@@ -480,11 +480,14 @@ export class AssignmentEngine implements Waker {
     if (repairs.sync.size) agents = agentsNow();
 
     const queued = waiting
-      .sort((a, b) => (a.queuedAt ?? a.createdAt) - (b.queuedAt ?? b.createdAt) || a.createdAt - b.createdAt)
+      .sort(
+        ({ rec: a }, { rec: b }) =>
+          (a.queuedAt ?? a.createdAt) - (b.queuedAt ?? b.createdAt) || a.createdAt - b.createdAt,
+      )
       .slice(0, settings.maxQueuedPerPass);
     let nextAt = queued.length
       ? (await keepLease())
-        ? await this.assign(accountId, queued, agents, keepLease, state.interactions, decided)
+        ? await this.assign(accountId, queued, agents, keepLease, decided)
         : Date.now()
       : never;
     nextAt = Math.min(nextAt, nextExpiry);
@@ -516,10 +519,9 @@ export class AssignmentEngine implements Waker {
    */
   private async assign(
     accountId: string,
-    queued: InteractionRecord[],
+    queued: LiveInteraction[],
     agentList: AgentRecord[],
     keepLease: () => Promise<boolean>,
-    live: ReadonlyMap<string, LiveInteraction>,
     decided: Set<string>,
   ): Promise<number> {
     const { agents, interactions, settings, logger } = this.ctx;
@@ -537,10 +539,14 @@ export class AssignmentEngine implements Waker {
     }[] = [];
     /** Per winning agent: its record before the pass's reservations, their events, and the offers to write. */
     const reservations = new Map<string, { before: AgentRecord; events: DomainEvent[]; offers: PlannedOffer[] }>();
-    for (const rec of queued) {
+    for (const { rec, decisionCount } of queued) {
       if (!(await keepLease())) return Date.now();
       const now = Date.now();
-      if (rec.queue?.timeoutAt != null) nextAt = Math.min(nextAt, rec.queue.timeoutAt);
+      if (rec.queue?.timeoutAt != null) {
+        nextAt = Math.min(nextAt, rec.queue.timeoutAt);
+        // Its queue timeout came due since the pass began: the next pass applies it (never offer past it).
+        if (rec.queue.timeoutAt <= now) continue;
+      }
       const req = requestOf(rec, settings.rejectCooldownMs);
       const change = nextRoutingChangeAt(req, now);
       if (change !== null) nextAt = Math.min(nextAt, change);
@@ -560,7 +566,7 @@ export class AssignmentEngine implements Waker {
             version: rec.version,
             decision,
             signature: `${decision.rule}@${now}`,
-            count: live.get(rec.interactionId)?.decisionCount ?? 0,
+            count: decisionCount,
           });
         }
         continue;
