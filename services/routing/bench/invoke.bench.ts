@@ -718,8 +718,10 @@ async function backlogPhase(t: Target, counter: Counter) {
     `[bench] backlog at rest ${JSON.stringify(idle)}\n[bench] Invoke 1 object, ${rounds} x ${singleCount}, with ${backlogSize} queued\n`,
   );
   const docsBefore = docsRead;
-  const { cpu: _cpu, ...invoke } = await profiled('invoke-backlog', () =>
-    invokeRounds(t, 'backlog', accountId, tokens),
+  const phaseCommands = loadCommands(counter);
+  const { cpu, ...invoke } = await profiled('invoke-backlog', () => invokeRounds(t, 'backlog', accountId, tokens));
+  process.stdout.write(
+    `[bench] CPU during the backlog phase ${JSON.stringify(cpu)}\n[bench] store commands in the backlog phase ${JSON.stringify(phaseCommands(singleCount * rounds))}\n`,
   );
   // Interaction and agent documents the store returned per Invocation while the backlog was queued.
   const docsReadPerInvoke = Math.round(((docsRead - docsBefore) / (singleCount * rounds)) * 10) / 10;
