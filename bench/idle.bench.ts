@@ -235,8 +235,9 @@ async function benchAccount(created: (accountId: string) => void): Promise<{ adm
 }
 
 /**
- * Removes every document of the bench's account from the suite's databases once the services stopped (queued
- * interactions cannot be ended by API without an agent): the next `./cc start` finds the store as before.
+ * Removes every document of the bench's account from the suite's databases once the services stopped (releasing
+ * them by API would leave 5,000 ended interactions and their events in the suite's history): the next `./cc start`
+ * finds the store as before.
  */
 async function removeAccount(accountId: string): Promise<number> {
   const conn = await mongoose.createConnection((await testInfra()).mongoUrl).asPromise();
