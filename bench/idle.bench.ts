@@ -236,8 +236,8 @@ async function benchAccount(created: (accountId: string) => void): Promise<{ adm
 
 /**
  * Removes every document of the bench's account from the suite's databases once the services stopped (releasing
- * them by API would leave 5,000 ended interactions and their events in the suite's history): the next `./cc start`
- * finds the store as before.
+ * them by API would leave the backlog's ended interactions in the suite's history): the next `./cc start` finds the
+ * store as before.
  */
 async function removeAccount(accountId: string): Promise<number> {
   const conn = await mongoose.createConnection((await testInfra()).mongoUrl).asPromise();

@@ -725,16 +725,26 @@ async function backlogPhase(t: Target, counter: Counter) {
   );
   // Interaction and agent documents the store returned per Invocation while the backlog was queued.
   const docsReadPerInvoke = Math.round(((docsRead - docsBefore) / (singleCount * rounds)) * 10) / 10;
-  // The queue is released (as a client would end its calls), so later phases do not run beside it.
+  // The queue is released (as a client would end its calls): the fill's interactions and the rounds'. A release
+  // wakes no pass (nothing is left to route) and ended interactions leave the live collection in a pass, so one
+  // more Invoke wakes the account; the later phases then run without this account's rows in the live collection.
+  const externalIds = [
+    ...Array.from({ length: backlogSize }, (_, k) => `be-${Math.floor(k / 50)}-${k % 50}`),
+    ...Array.from({ length: rounds * singleCount }, (_, k) => `r${Math.floor(k / singleCount)}e-${k % singleCount}-0`),
+  ];
   let released = 0;
-  await pool(Math.ceil(backlogSize / 50), batchConcurrency, async (i) => {
-    const n = Math.min(50, backlogSize - i * 50);
-    const requests = Array.from({ length: n }, (_, j) => ({ action: 'release', externalId: `be-${i}-${j}` }));
+  await pool(Math.ceil(externalIds.length / 50), batchConcurrency, async (i) => {
+    const requests = externalIds.slice(i * 50, i * 50 + 50).map((externalId) => ({ action: 'release', externalId }));
     const res = await call(t.base, 'POST', '/interactions/Invoke', tokens.invoke, { requests });
     released += (res.results as { outcome?: string }[]).filter((r) => r.outcome === 'released').length;
   });
-  process.stdout.write(`[bench] released ${released} of the ${backlogSize} queued interactions\n`);
-  await settle(counter, 2_000, 120_000);
+  if (released !== externalIds.length)
+    throw new Error(`backlog: ${released} of ${externalIds.length} queued interactions answered released`);
+  await call(t.base, 'POST', '/interactions/Invoke', tokens.invoke, {
+    requests: [{ requestId: 'backlog-wake', externalId: 'backlog-wake', route: 'Bench' }],
+  });
+  process.stdout.write(`[bench] released the ${released} queued interactions; waiting for their archiving\n`);
+  await settle(counter, 2_000, 180_000);
   return { idle, invoke: { ...invoke, docsReadPerInvoke } };
 }
 
