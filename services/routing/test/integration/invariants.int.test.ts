@@ -1,4 +1,5 @@
 import { eventually } from '@cc/testing';
+import { rng } from '../builders/rng';
 import { Api, expectOk, type Reply } from '../support/api';
 import { Harness } from '../support/harness';
 
@@ -17,23 +18,6 @@ const steps = Number(process.env.ROUTING_INVARIANT_STEPS ?? 60);
 
 beforeAll(() => h.setup(), 60_000);
 afterAll(() => h.teardown(), 120_000);
-
-/** mulberry32: a small seeded generator, so a failing sequence can be replayed. */
-function rng(s: number) {
-  let a = s >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (n: number) => Math.floor(next() * n),
-    pick: <T>(xs: T[]) => xs[Math.floor(next() * xs.length)] as T,
-  };
-}
 
 // biome-ignore lint/suspicious/noExplicitAny: stored documents as read back
 type Doc = Record<string, any>;

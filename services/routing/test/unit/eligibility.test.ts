@@ -9,6 +9,7 @@ import {
   ruleWithoutRoom,
   skillsAt,
 } from '../../src/domain/eligibility';
+import { rng } from '../builders/rng';
 import { agentView, request } from '../builders/routing.builders';
 
 const s = 1000;
@@ -324,16 +325,8 @@ describe('ruleWithoutRoom: the no-winner rule known without a full decision', ()
   });
 
   it('agrees with decide on 2,000 random accounts whenever it answers', () => {
-    // mulberry32, seeded: a failure names a case that can be replayed.
-    let a = 20261130;
-    const next = () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-    const int = (n: number) => Math.floor(next() * n);
+    // Seeded: a failure names a case that can be replayed.
+    const { int } = rng(20261130);
     const presences = ['Ready', 'Away', 'ExtendedAway', 'LoggedOut'] as const;
     const types = ['live', 'chat', 'nonlive'] as const;
     let answered = 0;
