@@ -158,6 +158,9 @@ const maxReleased = 10_000;
 /** Most operations in one bulk write (larger bulks stall FerretDB). */
 const bulkChunk = 50;
 
+/** Documents flushed at once after a bulk clear found some changed. */
+const flushWidth = 8;
+
 /** Any aggregate model that spreads {@link outboxField} into its schema. */
 // biome-ignore lint/suspicious/noExplicitAny: aggregates differ in their other fields
 export type OutboxModel = Model<any>;
@@ -587,7 +590,7 @@ export class OutboxRelay {
       }
     if (byTopic.size > 1) this.opts.producer.assertValid([...byTopic.values()].flat()); // all or none is sent
     for (const [topic, events] of byTopic) await this.opts.producer.publish(topic, events);
-    let matched = 0;
+    const stale: unknown[] = [];
     // Bounded bulks: a large bulk write stalls FerretDB for everyone.
     for (let i = 0; i < items.length; i += bulkChunk) {
       const chunk = items.slice(i, i + bulkChunk);
@@ -597,10 +600,25 @@ export class OutboxRelay {
         })),
         { ordered: false },
       );
-      matched += res.matchedCount;
+      if (res.matchedCount !== chunk.length) stale.push(...chunk.map((c) => c.id));
     }
-    // Some document changed meanwhile (rare): its flush sends what it holds now.
-    if (matched !== items.length) for (const { id } of items) await this.flush(model, id);
+    // Some document of a chunk changed meanwhile (a later write staged more; not rare when routing offers an
+    // interaction while its creation is being published): each document of that chunk is flushed, which sends what
+    // it holds now, a few at once. One after another, a chunk of 50 held every later publication of these
+    // documents for seconds.
+    await this.flushAll(model, stale);
+  }
+
+  /** Flushes these documents, `flushWidth` at a time; throws the first failure once all have settled. */
+  private async flushAll(model: OutboxModel, ids: unknown[]): Promise<void> {
+    let next = 0;
+    const runs = await Promise.allSettled(
+      Array.from({ length: Math.min(flushWidth, ids.length) }, async () => {
+        while (next < ids.length) await this.flush(model, ids[next++]);
+      }),
+    );
+    const failed = runs.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /**
