@@ -12,6 +12,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import { loadConfig } from '@cc/kit';
 import { dropDatabase, freshName, startGatewayProcess, startTestIssuer, writeBenchResult } from '@cc/testing';
 import { Kafka, logLevel } from 'kafkajs';
@@ -44,6 +45,17 @@ const offerSamples = Number(env.BENCH_OFFERS ?? 600);
 const offerRate = Number(env.BENCH_OFFER_RATE ?? 100);
 /** Release each dispatch → offer sample as soon as its offer is seen (else after the phase). */
 const releaseAsSeen = env.BENCH_OFFER_RELEASE === '1';
+/**
+ * Dispatches of an unmeasured dispatch → offer run before the measured one, the same way (0 skips it). The bench
+ * usually starts on a stack just (re)started: Kafka's JVM then spends a large part of a core compiling its hot code
+ * (measured: Kafka's CPU in the same phase 46 % right after a restart, 28 %, 17 % and 12 % in the runs after), and
+ * routing's own code is not optimized yet either. The row is the suite warm, as it runs. (Releasing each offer as
+ * seen in the warm-up doubled its work past what the machine sustains: its queue was still draining when the
+ * measured run began.)
+ */
+const offerWarmup = Number(env.BENCH_OFFER_WARMUP ?? 600);
+/** Ready agents of the dispatch → offer phase, sharing room for 1,000 offers (20: 50 non-live each). */
+const offerAgents = Math.max(1, Number(env.BENCH_OFFER_AGENTS ?? 20));
 /** Interactions stored before the second 1-object phase (0 skips it): history the hot path must not read. */
 const storedHistory = Number(env.BENCH_STORED ?? 100_000);
 /** Interactions queued (no agent Ready) for the backlog phase (0 skips it). */
@@ -303,7 +315,7 @@ async function machineQuiet(label: string, minMs = 0): Promise<void> {
 
 /**
  * Dispatch → offer at a steady rate (`BENCH_OFFER_RATE` dispatches/s, open loop: a dispatch is sent every
- * 1/rate s whether or not the earlier ones were answered) to 20 Ready agents with room for 1,000 offers at
+ * 1/rate s whether or not the earlier ones were answered) to `BENCH_OFFER_AGENTS` (20) Ready agents with room for 1,000 offers at
  * once (nonLive capacity 50 each). Each sample is timed from the moment its Invoke was sent to its
  * `interaction.offered` event: the event's `time` (when routing decided the offer) and the moment a Kafka
  * consumer in this process received it (the offer durably written and announced: what a desktop or a
@@ -312,14 +324,14 @@ async function machineQuiet(label: string, minMs = 0): Promise<void> {
  * count as missed); `BENCH_OFFER_RELEASE=1` releases each one as soon as its offer is seen instead, so the
  * suite also ends 100 interactions/s while it offers.
  */
-async function offerPhase(t: Target) {
+async function offerPhase(t: Target, samples = offerSamples, releaseEach = releaseAsSeen) {
   const accountId = freshName('bench').replace(/_/g, '-');
   const tokens = await setupAccount(t, t.base, accountId);
   const agents: string[] = [];
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i < offerAgents; i++) {
     const a = await call(t.base, 'POST', '/admin/agents', tokens.admin, {
       username: `bench-${i}`,
-      capacity: { calls: 1, semiLive: 1, nonLive: 50 },
+      capacity: { calls: 1, semiLive: 1, nonLive: Math.ceil(1000 / offerAgents) },
     });
     await call(t.base, 'PUT', `/agent-desktop/agents/${a.agentId}/presence`, tokens.agent, { presence: 'Ready' });
     agents.push(a.agentId);
@@ -339,7 +351,7 @@ async function offerPhase(t: Target) {
     sentAt.delete(interactionId);
     decided.push(time - sent);
     received.push(at - sent);
-    if (releaseAsSeen) release(interactionId);
+    if (releaseEach) release(interactionId);
   };
   const release = (interactionId: string) => {
     const done = call(t.base, 'POST', '/interactions/Invoke', tokens.invoke, {
@@ -348,33 +360,15 @@ async function offerPhase(t: Target) {
     releases.push(done);
     return done;
   };
-  const kafka = new Kafka({
-    brokers: brokers.split(','),
-    clientId: 'routing-bench-offers',
-    logLevel: logLevel.NOTHING,
+  const consumer = await offerConsumer(({ subject, time, at }) => {
+    if (sentAt.has(subject)) measure(subject, time, at);
+    else early.set(subject, { time, at });
   });
-  const consumer = kafka.consumer({ groupId: freshName('routing-bench-offers'), maxWaitTimeInMs: 50 });
-  await consumer.connect();
-  await consumer.subscribe({ topic: 'cc.interaction.v1', fromBeginning: false });
-  const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
-  await consumer.run({
-    partitionsConsumedConcurrently: 8,
-    eachMessage: async ({ message }) => {
-      const at = Date.now();
-      const text = message.value?.toString() ?? '';
-      if (!text.includes('"interaction.offered"')) return;
-      const e = JSON.parse(text) as { type: string; subject: string; time: string; accountid?: string };
-      if (e.type !== 'interaction.offered') return;
-      const time = Date.parse(e.time);
-      if (sentAt.has(e.subject)) measure(e.subject, time, at);
-      else early.set(e.subject, { time, at });
-    },
-  });
-  await joined;
+  const meter = cpuMeter();
   const started = performance.now();
   const gapMs = 1000 / offerRate;
   const invokes: Promise<void>[] = [];
-  for (let i = 0; i < offerSamples; i++) {
+  for (let i = 0; i < samples; i++) {
     const due = started + i * gapMs;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
@@ -401,18 +395,20 @@ async function offerPhase(t: Target) {
   const giveUpAt = Date.now() + 30_000;
   while (sentAt.size && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 50));
   const missed = sentAt.size;
-  if (!releaseAsSeen) {
+  // From the first dispatch until every offer was seen (or given up on): the work the row's latency includes.
+  const cpu = meter();
+  if (!releaseEach) {
     const ids = [...externalOf.keys()];
     await pool(ids.length, 8, async (i) => void (await release(ids[i] as string)));
   }
   await Promise.all(releases);
-  await consumer.disconnect();
+  await consumer.stop();
   const sortedDecided = [...decided].sort((a, b) => a - b);
   const sortedReceived = [...received].sort((a, b) => a - b);
   const sortedInvoke = [...invokeMs].sort((a, b) => a - b);
   return {
     samples: received.length,
-    dispatchesPerSecond: Math.round((offerSamples / sendSeconds) * 10) / 10,
+    dispatchesPerSecond: Math.round((samples / sendSeconds) * 10) / 10,
     missedAfter30s: missed,
     releaseFailures,
     p50Ms: percentile(sortedReceived, 50),
@@ -422,6 +418,77 @@ async function offerPhase(t: Target) {
     decidedP99Ms: percentile(sortedDecided, 99),
     invokeP50Ms: percentile(sortedInvoke, 50),
     invokeP99Ms: percentile(sortedInvoke, 99),
+    cpu,
+  };
+}
+
+/**
+ * Worker thread of {@link offerConsumer} (plain CommonJS, evaluated): a Kafka consumer of `cc.interaction.v1` that
+ * posts each `interaction.offered` event's subject, time and the moment it was received.
+ */
+const offerConsumerCode = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { Kafka, logLevel } = require(workerData.kafkajs);
+const kafka = new Kafka({ brokers: workerData.brokers, clientId: 'routing-bench-offers', logLevel: logLevel.NOTHING });
+const consumer = kafka.consumer({ groupId: workerData.groupId, maxWaitTimeInMs: 50 });
+consumer.on(consumer.events.GROUP_JOIN, () => parentPort.postMessage({ joined: true }));
+parentPort.on('message', (m) => {
+  if (m === 'stop') consumer.disconnect().finally(() => parentPort.postMessage({ stopped: true }));
+});
+(async () => {
+  await consumer.connect();
+  await consumer.subscribe({ topic: 'cc.interaction.v1', fromBeginning: false });
+  await consumer.run({
+    partitionsConsumedConcurrently: 8,
+    eachMessage: async ({ message }) => {
+      const at = Date.now();
+      const text = message.value ? message.value.toString() : '';
+      if (!text.includes('"interaction.offered"')) return;
+      const e = JSON.parse(text);
+      if (e.type === 'interaction.offered') parentPort.postMessage({ subject: e.subject, time: Date.parse(e.time), at });
+    },
+  });
+})().catch((err) => parentPort.postMessage({ error: String((err && err.stack) || err) }));
+`;
+
+/**
+ * The dispatch → offer phase's Kafka consumer, in a worker thread: a desktop or provider is a client of its own, and
+ * on this process's event loop (routing and the load client, 92-98 % busy) a received offer waited for the loop
+ * before it was timed. Resolves once the consumer joined its group (it reads from the end of the topic).
+ */
+async function offerConsumer(
+  onOffer: (o: { subject: string; time: number; at: number }) => void,
+): Promise<{ stop(): Promise<void> }> {
+  const worker = new Worker(offerConsumerCode, {
+    eval: true,
+    workerData: {
+      brokers: brokers.split(','),
+      groupId: freshName('routing-bench-offers'),
+      kafkajs: require.resolve('kafkajs'),
+    },
+  });
+  let stopped: () => void = () => undefined;
+  await new Promise<void>((resolve, reject) => {
+    worker.on('error', reject);
+    worker.on(
+      'message',
+      (m: { joined?: true; stopped?: true; error?: string; subject: string; time: number; at: number }) => {
+        if (m.joined) resolve();
+        else if (m.stopped) stopped();
+        else if (m.error) reject(new Error(`offer consumer: ${m.error}`));
+        else onOffer(m);
+      },
+    );
+  });
+  return {
+    async stop() {
+      const done = new Promise<void>((r) => {
+        stopped = r;
+      });
+      worker.postMessage('stop');
+      await done;
+      await worker.terminate();
+    },
   };
 }
 
@@ -628,16 +695,18 @@ function ticksOf(pid: number): number {
 
 /**
  * CPU used meanwhile, in % of one core: this process (routing in-process and the bench client), its
- * children (the gateway), the store's processes, and the whole machine (every process, every core: 200 % is
+ * children (the gateway), the store's processes, Kafka's, and the whole machine (every process, every core: 200 % is
  * all of two cores). Beside them, how much of the time this process's event loop was busy: near 100 % while
  * the process used much less CPU means it waited for a core, not for the store.
  */
 function cpuMeter() {
   const store = storePids();
+  const kafka = stackPids(['kafka/kafka.pid']);
   const read = () => ({
     routing: ownTicks(process.pid),
     gateway: childrenOf(process.pid).reduce((a, c) => a + ticksOf(c), 0),
     store: store.reduce((a, p) => a + ticksOf(p), 0),
+    kafka: kafka.reduce((a, p) => a + ticksOf(p), 0),
     machine: machineTicks(),
     at: performance.now(),
   });
@@ -653,6 +722,7 @@ function cpuMeter() {
       routingAndClientEventLoopBusyPercent: Math.round(loop.utilization * 1000) / 10,
       gatewayPercent: pct(end.gateway - start.gateway),
       storePercent: store.length ? pct(end.store - start.store) : null,
+      kafkaPercent: kafka.length ? pct(end.kafka - start.kafka) : null,
       machinePercent: pct(end.machine - start.machine),
     };
   };
@@ -660,8 +730,13 @@ function cpuMeter() {
 
 /** The local store's processes (FerretDB, PostgreSQL), from the stack's pid files, when they are here. */
 function storePids(): number[] {
+  return stackPids(['ferretdb-pg/ferretdb.pid', 'postgres/postgres.pid']);
+}
+
+/** The processes of the local stack named by these pid files (under .data), those running. */
+function stackPids(files: string[]): number[] {
   const dataDir = resolve(__dirname, '../../../.data');
-  return ['ferretdb-pg/ferretdb.pid', 'postgres/postgres.pid'].flatMap((f) => {
+  return files.flatMap((f) => {
     const file = resolve(dataDir, f);
     if (!existsSync(file)) return [];
     const pid = Number(readFileSync(file, 'utf8').trim());
@@ -832,8 +907,21 @@ async function main() {
     process.stdout.write(
       `[bench] routing via ${t.via}: store ${rawInsertsPerSecond} raw inserts/s; dispatch to offer x ${offerSamples}\n`,
     );
+    let warmup: Awaited<ReturnType<typeof offerPhase>> | null = null;
+    if (offerWarmup > 0) {
+      process.stdout.write(`[bench] warm-up: dispatch to offer x ${offerWarmup} (not measured)\n`);
+      const warmCounter = t.dbName ? commandCounter() : undefined;
+      warmup = await offerPhase(t, offerWarmup);
+      // Its ended interactions leave for the archive beside the passes: the measured run starts once that is done.
+      if (warmCounter) {
+        await settle(warmCounter, 1_000, 30_000);
+        warmCounter.stop();
+      }
+      process.stdout.write(`[bench] warm-up ${JSON.stringify(warmup)}\n`);
+    }
     const offerCounter = t.dbName ? commandCounter() : undefined;
-    const dispatchToOffer = await profiled('offers', () => offerPhase(t));
+    const { cpu: offerCpu, ...dispatchToOffer } = await profiled('offers', () => offerPhase(t));
+    process.stdout.write(`[bench] CPU during the dispatch → offer phase ${JSON.stringify(offerCpu)}\n`);
     if (offerCounter) {
       process.stdout.write(
         `[bench] store commands in the dispatch → offer phase: ${offerCounter.total} (${Math.round((offerCounter.total / offerSamples) * 10) / 10} per sample) ${JSON.stringify(Object.fromEntries([...offerCounter.snapshot()].sort((a, b) => b[1] - a[1])))}\n`,
@@ -925,6 +1013,8 @@ async function main() {
       invokeSingleObjectStored: stored,
       invoke50ObjectsStored: stored50,
       dispatchToOffer,
+      dispatchToOfferCpu: offerCpu,
+      dispatchToOfferWarmup: warmup,
       storeCommandsPerInvoke: commands,
       backlog,
     };
