@@ -606,10 +606,16 @@ export class OutboxRelay {
     // interaction while its creation is being published): each document of that chunk is flushed, which sends what
     // it holds now, a few at once. One after another, a chunk of 50 held every later publication of these
     // documents for seconds.
-    await this.flushAll(model, stale);
+    // Once each: a document in the group twice (two writes' publications merged) must not be flushed beside itself,
+    // which could send an older event after a newer one.
+    await this.flushAll(model, [...new Map(stale.map((id) => [String(id), id])).values()]);
   }
 
-  /** Flushes these documents, `flushWidth` at a time; throws the first failure once all have settled. */
+  /**
+   * Flushes these documents (distinct ids), `flushWidth` at a time; a worker stops at its first failure. Once every
+   * worker has settled (so a later publication of one of them cannot start while another is still being flushed), the
+   * first failure in worker order is thrown: the caller hands every document of the group to the relay's retry.
+   */
   private async flushAll(model: OutboxModel, ids: unknown[]): Promise<void> {
     let next = 0;
     const runs = await Promise.allSettled(
