@@ -324,7 +324,7 @@ async function machineQuiet(label: string, minMs = 0): Promise<void> {
  * count as missed); `BENCH_OFFER_RELEASE=1` releases each one as soon as its offer is seen instead, so the
  * suite also ends 100 interactions/s while it offers.
  */
-async function offerPhase(t: Target, samples = offerSamples, releaseEach = releaseAsSeen) {
+async function offerPhase(t: Target, samples = offerSamples) {
   const accountId = freshName('bench').replace(/_/g, '-');
   const tokens = await setupAccount(t, t.base, accountId);
   const agents: string[] = [];
@@ -351,7 +351,7 @@ async function offerPhase(t: Target, samples = offerSamples, releaseEach = relea
     sentAt.delete(interactionId);
     decided.push(time - sent);
     received.push(at - sent);
-    if (releaseEach) release(interactionId);
+    if (releaseAsSeen) release(interactionId);
   };
   const release = (interactionId: string) => {
     const done = call(t.base, 'POST', '/interactions/Invoke', tokens.invoke, {
@@ -397,7 +397,7 @@ async function offerPhase(t: Target, samples = offerSamples, releaseEach = relea
   const missed = sentAt.size;
   // From the first dispatch until every offer was seen (or given up on): the work the row's latency includes.
   const cpu = meter();
-  if (!releaseEach) {
+  if (!releaseAsSeen) {
     const ids = [...externalOf.keys()];
     await pool(ids.length, 8, async (i) => void (await release(ids[i] as string)));
   }
