@@ -1,5 +1,5 @@
 import type { Logger } from '@cc/kit';
-import { type OutboxModel, type OutboxRelay, outboxKey, type Staged } from './outbox';
+import { type OutboxModel, type OutboxRelay, outboxKey, type Staged, type Superseded } from './outbox';
 
 /** Options of {@link EagerPublisher.soon}. */
 export interface SoonOptions {
@@ -20,6 +20,12 @@ export interface SoonOptions {
  */
 export class EagerPublisher {
   private readonly chains = new Map<string, Promise<void>>();
+  /**
+   * Per document (`outboxKey`), the publications of it this process has queued or running, each with the
+   * `outboxSeq` of the outbox it sends (a flush reads the document when it starts: infinity). A publication whose
+   * clear missed (a later write staged more) leaves the document to a later one rather than flushing it too.
+   */
+  private readonly queued = new Map<string, Set<Queued>>();
 
   constructor(
     private readonly opts: {
@@ -38,8 +44,8 @@ export class EagerPublisher {
       return Promise.resolve();
     }
     const { staged } = options;
-    const next = this.chain(model, [id], () =>
-      staged ? relay.publishStaged(model, id, staged.entries, staged.seq) : relay.flush(model, id),
+    const next = this.chain(model, [id], [staged?.seq ?? Number.POSITIVE_INFINITY], (superseded) =>
+      staged ? relay.publishStaged(model, id, staged.entries, staged.seq, superseded) : relay.flush(model, id),
     ).then(
       () => relay.forget(model, id),
       (err) => this.failed(err, model, [id]),
@@ -61,7 +67,8 @@ export class EagerPublisher {
     return this.chain(
       model,
       items.map(({ id }) => id),
-      () => relay.publishStagedMany(model, items),
+      items.map(({ staged }) => staged.seq),
+      (superseded) => relay.publishStagedMany(model, items, superseded),
     ).then(
       () => undefined,
       (err) =>
@@ -75,10 +82,21 @@ export class EagerPublisher {
 
   /**
    * Marks documents as published by this process (the relay's sweep passes them) until the returned function is
-   * called: for a caller that queues publications before handing them to {@link soon} or {@link soonMany}.
+   * called: for a caller that queues publications before handing them to {@link soon} or {@link soonMany}. `seqs`
+   * (one per id: the `outboxSeq` its write staged) tells earlier publications of these documents that this one will
+   * send what they leave behind.
    */
-  hold(model: OutboxModel, ids: unknown[]): () => void {
-    return this.opts.relay.hold(model, ids);
+  hold(model: OutboxModel, ids: unknown[], seqs?: number[]): () => void {
+    const releaseHold = this.opts.relay.hold(model, ids);
+    if (!seqs) return releaseHold;
+    const { release } = this.enqueue(
+      ids.map((id) => outboxKey(model, id)),
+      seqs,
+    );
+    return () => {
+      release();
+      releaseHold();
+    };
   }
 
   /** Waits for every publication in progress (shutdown). */
@@ -90,15 +108,26 @@ export class EagerPublisher {
    * Runs `work` after every earlier publication of these documents, and registers it as their latest; the relay's
    * sweep passes them until it settled (a failure has been handed to the relay's retry by then).
    */
-  private chain(model: OutboxModel, ids: unknown[], work: () => Promise<unknown>): Promise<void> {
+  private chain(
+    model: OutboxModel,
+    ids: unknown[],
+    seqs: number[],
+    work: (superseded: Superseded) => Promise<unknown>,
+  ): Promise<void> {
     const keys = ids.map((id) => outboxKey(model, id));
-    const release = this.opts.relay.hold(model, ids);
+    const releaseHold = this.opts.relay.hold(model, ids);
+    const own = this.enqueue(keys, seqs);
+    // Another queued publication of the document (not this one's) will send its outbox as of a later write.
+    const superseded: Superseded = (id, seq) => {
+      for (const q of this.queued.get(outboxKey(model, id)) ?? []) if (!own.mine.has(q) && q.seq > seq) return true;
+      return false;
+    };
     const previous = keys.flatMap((k) => {
       const p = this.chains.get(k);
       return p ? [p] : [];
     });
     const next = Promise.all(previous)
-      .then(work)
+      .then(() => work(superseded))
       .then(() => undefined);
     const settled = next.then(
       () => undefined,
@@ -106,10 +135,40 @@ export class EagerPublisher {
     );
     for (const k of keys) this.chains.set(k, settled);
     void settled.then(() => {
-      release();
+      own.release();
+      releaseHold();
       for (const k of keys) if (this.chains.get(k) === settled) this.chains.delete(k);
     });
     return next;
+  }
+
+  /** Registers one queued publication per key (see {@link queued}) until `release` is called (once). */
+  private enqueue(keys: string[], seqs: number[]): { mine: Set<Queued>; release: () => void } {
+    const mine = new Set<Queued>();
+    const entries = keys.map((k, i) => {
+      const q: Queued = { seq: seqs[i] ?? Number.NEGATIVE_INFINITY };
+      mine.add(q);
+      let set = this.queued.get(k);
+      if (!set) {
+        set = new Set();
+        this.queued.set(k, set);
+      }
+      set.add(q);
+      return [k, q] as const;
+    });
+    let released = false;
+    return {
+      mine,
+      release: () => {
+        if (released) return;
+        released = true;
+        for (const [k, q] of entries) {
+          const set = this.queued.get(k);
+          set?.delete(q);
+          if (set && !set.size) this.queued.delete(k);
+        }
+      },
+    };
   }
 
   private failed(err: unknown, model: OutboxModel, ids: unknown[]): void {
@@ -120,6 +179,9 @@ export class EagerPublisher {
     for (const id of ids) this.opts.relay.later(model, id);
   }
 }
+
+/** A publication of one document queued in this process: the `outboxSeq` of the outbox it sends. */
+type Queued = { seq: number };
 
 /** Resolves when `work` does or after `ms`, whichever is first. */
 async function within(work: Promise<void>, ms: number): Promise<void> {

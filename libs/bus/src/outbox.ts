@@ -146,6 +146,14 @@ export interface Staged {
   seq: number;
 }
 
+/**
+ * Whether a later publication of the document is queued in this process (see `EagerPublisher`): one registered for
+ * the outbox a write left at a higher `outboxSeq` than `seq`. That publication sends everything the document holds
+ * by then (the entries a missed clear left included) and clears it, or hands it to the relay's retry: a publication
+ * whose clear missed may leave the document to it instead of flushing it too.
+ */
+export type Superseded = (id: unknown, seq: number) => boolean;
+
 /** The relay's clear, at the `outboxSeq` it published: nothing was staged since, so nothing is pending. */
 const cleared = { $set: { outbox: [], outboxPending: false } };
 
@@ -580,7 +588,11 @@ export class OutboxRelay {
    * Several new documents' staged events at once (see `EagerPublisher.soonMany`): one produce call per topic,
    * each document's entries in order, then one bulk clear (documents changed meanwhile are flushed on their own).
    */
-  async publishStagedMany(model: OutboxModel, items: { id: unknown; staged: Staged }[]): Promise<void> {
+  async publishStagedMany(
+    model: OutboxModel,
+    items: { id: unknown; staged: Staged }[],
+    superseded?: Superseded,
+  ): Promise<void> {
     const byTopic = new Map<string, CloudEvent[]>();
     for (const { staged } of items)
       for (const e of staged.entries) {
@@ -600,11 +612,14 @@ export class OutboxRelay {
         })),
         { ordered: false },
       );
-      if (res.matchedCount !== chunk.length) stale.push(...chunk.map((c) => c.id));
+      if (res.matchedCount !== chunk.length)
+        stale.push(...chunk.filter((c) => !superseded?.(c.id, c.staged.seq)).map((c) => c.id));
     }
     // Some document of a chunk changed meanwhile (a later write staged more; not rare when routing offers an
     // interaction while its creation is being published): each document of that chunk is flushed, which sends what
-    // it holds now, a few at once. One after another, a chunk of 50 held every later publication of these
+    // it holds now, a few at once — except those a later publication of this process covers (`superseded`): it
+    // sends the document's whole outbox after this one and clears it, so flushing them first only sent every
+    // event twice (under a burst of offers, a produce call and two store commands each, which stalled the offers). One after another, a chunk of 50 held every later publication of these
     // documents for seconds.
     // Once each: a document in the group twice (two writes' publications merged) must not be flushed beside itself,
     // which could send an older event after a newer one.
@@ -631,7 +646,13 @@ export class OutboxRelay {
    * Publishes entries read from (or just written to) one document, in order, then clears them if nothing was staged
    * since (`outboxSeq` unchanged); otherwise reads the document again and sends the rest. Returns how many it sent.
    */
-  async publishStaged(model: OutboxModel, id: unknown, entries: OutboxEntry[], seq: number): Promise<number> {
+  async publishStaged(
+    model: OutboxModel,
+    id: unknown,
+    entries: OutboxEntry[],
+    seq: number,
+    superseded?: Superseded,
+  ): Promise<number> {
     const sent = new Set<string>();
     for (let round = 0; round < 5; round++) {
       const pending = entries.filter((e) => !sent.has(e._id));
@@ -659,6 +680,8 @@ export class OutboxRelay {
         this.failing.delete(outboxKey(model, id)); // published at last: its invalid event was removed
         return sent.size;
       }
+      // A later publication of this process covers the rest (it sends the whole outbox its write left, then clears).
+      if (superseded?.(id, seq)) return sent.size;
       const fresh = (await raw(model).findOne(byId(id), {
         projection: { outbox: 1, outboxSeq: 1 },
       })) as OutboxView | null;

@@ -139,6 +139,56 @@ describe('EagerPublisher on a real broker and store', () => {
     await relay.stop();
   });
 
+  it('a publication whose clear missed leaves the document to a later publication queued for it, and flushes the others', async () => {
+    const { topic, got } = await topicWithReader();
+    const relay = new OutboxRelay({ models: [Order], producer, logger, sweepMs: 60_000 });
+    const publisher = new EagerPublisher({ relay, logger });
+    type Ev = ReturnType<typeof placed>;
+    // q-1 and q-2 go out together (soonMany), q-3 and q-4 one by one (soon); each is written again before its
+    // publication clears it.
+    const ids = ['q-1', 'q-2', 'q-3', 'q-4'];
+    const first = ids.map((id, i) => placed(i + 1, id));
+    const second = ids.map((id, i) => placed(i + 11, id));
+    const staged = (i: number) => ({ entries: outboxEntries(topic, [first[i] as Ev]), seq: 1 });
+    await Order.insertMany(
+      ids.map((id, i) => ({ _id: id, accountId: 'acc1', qty: 1, outbox: staged(i).entries, outboxSeq: 1 })),
+    );
+    for (const [i, id] of ids.entries())
+      await Order.updateOne({ _id: id }, withEvents({ $set: { qty: 2 } }, topic, [second[i] as Ev]));
+    // q-1 and q-3's second writes have their publication queued (as routing's grouped publications hold theirs);
+    // q-2 and q-4's have none.
+    const queued = publisher.hold(Order, ['q-1', 'q-3'], [2, 2]);
+
+    await publisher.soonMany(
+      Order,
+      [0, 1].map((i) => ({ id: ids[i] as string, staged: staged(i) })),
+    );
+    await publisher.soon(Order, 'q-3', { staged: staged(2) });
+    await publisher.soon(Order, 'q-4', { staged: staged(3) });
+    // Left to the queued publication (no flush: it would send them now, and that publication again)...
+    expect(await pending('q-1')).toBe(2);
+    expect(await pending('q-3')).toBe(2);
+    // ... while nobody else would have sent these.
+    expect(await pending('q-2')).toBe(0);
+    expect(await pending('q-4')).toBe(0);
+
+    // The queued publications send everything their writes left, and clear.
+    const both = (i: number) => ({ entries: outboxEntries(topic, [first[i] as Ev, second[i] as Ev]), seq: 2 });
+    await Promise.all([
+      publisher.soonMany(Order, [{ id: 'q-1', staged: both(0) }]),
+      publisher.soon(Order, 'q-3', { staged: both(2) }),
+    ]);
+    queued();
+    for (const id of ids) expect(await pending(id)).toBe(0);
+    await eventually(() => new Set(got).size === 8, { what: 'eight distinct events' });
+    for (const [i, e] of second.entries()) {
+      expect(got.indexOf(e.id)).toBeGreaterThan(got.indexOf((first[i] as Ev).id));
+      expect(got.filter((id) => id === e.id)).toHaveLength(1); // sent once: nobody flushed it before
+    }
+    expect(await relay.runOnce(0)).toBe(0);
+    await relay.stop();
+  });
+
   it('a failed produce leaves the entry in the document, and the relay publishes and clears it', async () => {
     const { topic, got } = await topicWithReader();
     // A real producer that is not connected: every send fails, as while the broker is unreachable.

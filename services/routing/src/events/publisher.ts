@@ -52,9 +52,12 @@ class GroupedPublication extends GroupCommit<Item, null> {
   }
 
   override async add(items: Item[]): Promise<null[]> {
+    // Queued from now on: an earlier publication of one of these documents whose clear misses (this write staged
+    // more) leaves the document to this one.
     const release = this.publisher().hold(
       this.model(),
       items.map((i) => i.id),
+      items.map((i) => i.staged.seq),
     );
     try {
       return await super.add(items);
