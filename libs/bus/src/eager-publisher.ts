@@ -26,6 +26,8 @@ export class EagerPublisher {
    * clear missed (a later write staged more) leaves the document to a later one rather than flushing it too.
    */
   private readonly queued = new Map<string, Set<Queued>>();
+  /** Holds not yet released: publications their holders will hand over ({@link drain} waits for them too). */
+  private readonly holds = new Set<Promise<void>>();
 
   constructor(
     private readonly opts: {
@@ -88,20 +90,29 @@ export class EagerPublisher {
    */
   hold(model: OutboxModel, ids: unknown[], seqs?: number[]): () => void {
     const releaseHold = this.opts.relay.hold(model, ids);
-    if (!seqs) return releaseHold;
-    const { release } = this.enqueue(
-      ids.map((id) => outboxKey(model, id)),
-      seqs,
-    );
+    const registered = seqs
+      ? this.enqueue(
+          ids.map((id) => outboxKey(model, id)),
+          seqs,
+          true,
+        )
+      : undefined;
+    let ended!: () => void;
+    const open = new Promise<void>((resolve) => {
+      ended = resolve;
+    });
+    this.holds.add(open);
     return () => {
-      release();
+      registered?.release();
       releaseHold();
+      this.holds.delete(open);
+      ended();
     };
   }
 
-  /** Waits for every publication in progress (shutdown). */
+  /** Waits for every publication in progress and every one queued under a {@link hold} (shutdown). */
   async drain(): Promise<void> {
-    await Promise.all([...this.chains.values()]);
+    while (this.chains.size || this.holds.size) await Promise.all([...this.chains.values(), ...this.holds]);
   }
 
   /**
@@ -116,8 +127,8 @@ export class EagerPublisher {
   ): Promise<void> {
     const keys = ids.map((id) => outboxKey(model, id));
     const releaseHold = this.opts.relay.hold(model, ids);
-    const own = this.enqueue(keys, seqs);
-    // Another queued publication of the document (not this one's) will send its outbox as of a later write.
+    const own = this.enqueue(keys, seqs, false);
+    // Another queued publication of the document will send its outbox as of a later write.
     const superseded: Superseded = (id, seq) => {
       for (const q of this.queued.get(outboxKey(model, id)) ?? []) if (!own.mine.has(q) && q.seq > seq) return true;
       return false;
@@ -142,17 +153,27 @@ export class EagerPublisher {
     return next;
   }
 
-  /** Registers one queued publication per key (see {@link queued}) until `release` is called (once). */
-  private enqueue(keys: string[], seqs: number[]): { mine: Set<Queued>; release: () => void } {
+  /**
+   * Registers one queued publication per key (see {@link queued}) until `release` is called (once). A publication
+   * (`held` false) takes the place of the {@link hold} registration of its document at the same seq, if any: from
+   * then on it lasts as long as the publication, not as long as its holder's hold (which may outlive it).
+   */
+  private enqueue(keys: string[], seqs: number[], held: boolean): { mine: Set<Queued>; release: () => void } {
     const mine = new Set<Queued>();
     const entries = keys.map((k, i) => {
-      const q: Queued = { seq: seqs[i] ?? Number.NEGATIVE_INFINITY };
+      const q: Queued = { seq: seqs[i] ?? Number.NEGATIVE_INFINITY, held };
       mine.add(q);
       let set = this.queued.get(k);
       if (!set) {
         set = new Set();
         this.queued.set(k, set);
       }
+      if (!held)
+        for (const h of set)
+          if (h.held && h.seq === q.seq) {
+            set.delete(h);
+            break;
+          }
       set.add(q);
       return [k, q] as const;
     });
@@ -180,8 +201,11 @@ export class EagerPublisher {
   }
 }
 
-/** A publication of one document queued in this process: the `outboxSeq` of the outbox it sends. */
-type Queued = { seq: number };
+/**
+ * A publication of one document queued in this process: the `outboxSeq` of the outbox it sends, and whether it is
+ * registered by a {@link EagerPublisher.hold} (its publication not yet handed over) or by the publication itself.
+ */
+type Queued = { seq: number; held: boolean };
 
 /** Resolves when `work` does or after `ms`, whichever is first. */
 async function within(work: Promise<void>, ms: number): Promise<void> {

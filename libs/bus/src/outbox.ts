@@ -617,9 +617,10 @@ export class OutboxRelay {
     }
     // Some document of a chunk changed meanwhile (a later write staged more; not rare when routing offers an
     // interaction while its creation is being published): each document of that chunk is flushed, which sends what
-    // it holds now, a few at once — except those a later publication of this process covers (`superseded`): it
-    // sends the document's whole outbox after this one and clears it, so flushing them first only sent every
-    // event twice (under a burst of offers, a produce call and two store commands each, which stalled the offers). One after another, a chunk of 50 held every later publication of these
+    // it holds now, a few at once — except those a publication registered in this process for a later write covers
+    // (`superseded`): it sends the whole outbox that write left and clears it (or hands it to the retry), so a
+    // flush first only sent every event twice (under a burst of offers, a produce call and two store commands
+    // each, which stalled the offers). One after another, a chunk of 50 held every later publication of these
     // documents for seconds.
     // Once each: a document in the group twice (two writes' publications merged) must not be flushed beside itself,
     // which could send an older event after a newer one.
