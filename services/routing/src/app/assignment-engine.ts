@@ -96,6 +96,14 @@ export class AssignmentEngine implements Waker {
   private readonly ready = new Set<string>();
   private readonly lastPass = new Map<string, number>();
   private readonly wakes = new Map<string, Coalesced>();
+  /**
+   * Accounts this instance is passing, from its pass start until its next pass start (or a pass that settled or
+   * failed): `until`, half a lease after the start, bounds the time the lease is surely still this instance's;
+   * `due` says the stored wake is due (a wake stored during that time, or the settle that missed because of one).
+   * Until the next pass start, only this instance can take that wake, and the next pass reads whatever was written
+   * before it: a further wake meanwhile needs no store write (under load, most Invokes come during a pass).
+   */
+  private readonly passing = new Map<string, { until: number; due: boolean }>();
   /** Passes in progress, by account: at most one per account, several accounts at once. */
   private readonly running = new Map<string, Promise<void>>();
   /** Ended interactions being moved to the archive (`account\u001finteraction`), and the moves waiting. */
@@ -129,6 +137,11 @@ export class AssignmentEngine implements Waker {
 
   /** Stores a wake for the account (any instance may run it) and runs the pass here as soon as allowed. */
   async wake(accountId: string): Promise<void> {
+    const guard = this.passing.get(accountId);
+    if (guard?.due && Date.now() < guard.until) {
+      this.schedule(accountId, Date.now());
+      return;
+    }
     // Concurrent wakes of one account (a burst of Invokes) share one write; each still returns only
     // after a wake stored later than its own write.
     let w = this.wakes.get(accountId);
@@ -142,6 +155,8 @@ export class AssignmentEngine implements Waker {
     } finally {
       if (w.idle && this.wakes.get(accountId) === w) this.wakes.delete(accountId);
     }
+    // Stored after this instance's pass start (the write began after this call) and before its next one.
+    if (guard && this.passing.get(accountId) === guard && Date.now() < guard.until) guard.due = true;
     this.schedule(accountId, Date.now());
   }
 
@@ -187,6 +202,7 @@ export class AssignmentEngine implements Waker {
     for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     this.ready.clear();
+    this.passing.clear();
     await this.sweeping;
     while (this.running.size) await Promise.all(this.running.values());
     // Moves not started yet are left to a later pass (the interactions stay ended in the live collection).
@@ -234,6 +250,7 @@ export class AssignmentEngine implements Waker {
     const { leases, settings } = this.ctx;
     const now = Date.now();
     const mark = now + settings.leaseMs;
+    this.passing.delete(accountId); // this start may take any wake stored so far
     const taken = await leases.begin(accountId, settings.instanceId, now, settings.leaseMs, mark);
     if (!taken) {
       // Not due yet, or another instance is passing it: arm for the stored wake, or for the end of that
@@ -251,10 +268,17 @@ export class AssignmentEngine implements Waker {
     const takeover = taken.previousOwner !== settings.instanceId;
     if (takeover) this.ctx.memory.drop(accountId);
     this.lastPass.set(accountId, now);
+    // The lease runs to `mark`; a pass renews it only after half of it, so until then it is surely this one's.
+    const guard = { until: now + settings.leaseMs / 2, due: false };
+    this.passing.set(accountId, guard);
+    const unguard = () => {
+      if (this.passing.get(accountId) === guard) this.passing.delete(accountId);
+    };
     let next: number;
     try {
       next = await this.pass(accountId, { takeover: takeover && taken.previousOwner !== null });
     } catch (err) {
+      unguard();
       // The stored wake stays at the lease end: this or another instance retries then. What this instance
       // kept of the account is read again (a pass that failed halfway may have left it behind the store).
       this.ctx.memory.drop(accountId);
@@ -262,8 +286,12 @@ export class AssignmentEngine implements Waker {
       this.schedule(accountId, mark);
       return;
     }
-    const settled = await leases.settle(accountId, settings.instanceId, mark, next, Date.now() + settings.passGapMs);
-    // Not settled: woken during the pass (or the lease was lost): run again (spaced by the pass gap).
+    const settling = Date.now();
+    const settled = await leases.settle(accountId, settings.instanceId, mark, next, settling + settings.passGapMs);
+    // Not settled: woken during the pass (or the lease was lost): run again (spaced by the pass gap). Sent while
+    // the lease was surely this instance's, the settle missed because of a wake: it is due, for this one only.
+    if (!settled && settling < guard.until && this.passing.get(accountId) === guard) guard.due = true;
+    else unguard();
     this.schedule(accountId, settled ? next : Date.now());
   }
 
