@@ -104,6 +104,12 @@ export class AssignmentEngine implements Waker {
    * before it: a further wake meanwhile needs no store write (under load, most Invokes come during a pass).
    */
   private readonly passing = new Map<string, { until: number; due: boolean }>();
+  /**
+   * Accounts for which a wake was not stored (see {@link passing}) and no pass start has been taken here since: if
+   * the next start is not taken (another instance took the lease after all, e.g. with clocks far apart), the wake is
+   * stored then, so the holder's pass runs again and reads what those wakes were for.
+   */
+  private readonly owed = new Set<string>();
   /** Passes in progress, by account: at most one per account, several accounts at once. */
   private readonly running = new Map<string, Promise<void>>();
   /** Ended interactions being moved to the archive (`account\u001finteraction`), and the moves waiting. */
@@ -139,6 +145,7 @@ export class AssignmentEngine implements Waker {
   async wake(accountId: string): Promise<void> {
     const guard = this.passing.get(accountId);
     if (guard?.due && Date.now() < guard.until) {
+      this.owed.add(accountId);
       this.schedule(accountId, Date.now());
       return;
     }
@@ -203,6 +210,7 @@ export class AssignmentEngine implements Waker {
     this.timers.clear();
     this.ready.clear();
     this.passing.clear();
+    this.owed.clear();
     await this.sweeping;
     while (this.running.size) await Promise.all(this.running.values());
     // Moves not started yet are left to a later pass (the interactions stay ended in the live collection).
@@ -251,7 +259,13 @@ export class AssignmentEngine implements Waker {
     const now = Date.now();
     const mark = now + settings.leaseMs;
     this.passing.delete(accountId); // this start may take any wake stored so far
+    const owed = this.owed.has(accountId);
     const taken = await leases.begin(accountId, settings.instanceId, now, settings.leaseMs, mark);
+    if (taken) this.owed.delete(accountId);
+    else if (owed) {
+      await leases.wake(accountId);
+      this.owed.delete(accountId);
+    }
     if (!taken) {
       // Not due yet, or another instance is passing it: arm for the stored wake, or for the end of that
       // lease (the holder re-runs if woken meanwhile; this timer covers the holder dying mid-pass).
@@ -287,11 +301,18 @@ export class AssignmentEngine implements Waker {
       return;
     }
     const settling = Date.now();
+    // A settle that matches shortens the lease to the pass gap: while it is in flight, wakes are stored again and
+    // none counts as due (its answer may come after theirs).
+    const { until } = guard;
+    guard.until = settling;
     const settled = await leases.settle(accountId, settings.instanceId, mark, next, settling + settings.passGapMs);
     // Not settled: woken during the pass (or the lease was lost): run again (spaced by the pass gap). Sent while
-    // the lease was surely this instance's, the settle missed because of a wake: it is due, for this one only.
-    if (!settled && settling < guard.until && this.passing.get(accountId) === guard) guard.due = true;
-    else unguard();
+    // the lease was surely this instance's, the settle missed because of a wake and left the lease as it was: the
+    // wake is due, for this one only.
+    if (!settled && settling < until && this.passing.get(accountId) === guard) {
+      guard.until = until;
+      guard.due = true;
+    } else unguard();
     this.schedule(accountId, settled ? next : Date.now());
   }
 
