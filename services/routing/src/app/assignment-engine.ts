@@ -144,7 +144,7 @@ export class AssignmentEngine implements Waker {
   /** Stores a wake for the account (any instance may run it) and runs the pass here as soon as allowed. */
   async wake(accountId: string): Promise<void> {
     const guard = this.passing.get(accountId);
-    if (guard?.due && Date.now() < guard.until) {
+    if (guard?.due && Date.now() < guard.until && !this.stopped) {
       this.owed.add(accountId);
       this.schedule(accountId, Date.now());
       return;
@@ -210,13 +210,15 @@ export class AssignmentEngine implements Waker {
     this.timers.clear();
     this.ready.clear();
     this.passing.clear();
-    this.owed.clear();
     await this.sweeping;
     while (this.running.size) await Promise.all(this.running.values());
     // Moves not started yet are left to a later pass (the interactions stay ended in the live collection).
     this.archiveQueue.length = 0;
     while (this.archivers.size) await Promise.all(this.archivers);
     this.archiving.clear();
+    // Wakes not stored because this instance was passing: stored now (another instance may hold the lease by now).
+    await Promise.all([...this.owed].map((accountId) => this.ctx.leases.wake(accountId).catch(() => undefined)));
+    this.owed.clear();
     await this.ctx.leases.releaseAll(this.ctx.settings.instanceId).catch(() => undefined);
     this.ctx.memory.clear();
   }
@@ -304,7 +306,7 @@ export class AssignmentEngine implements Waker {
     // A settle that matches shortens the lease to the pass gap: while it is in flight, wakes are stored again and
     // none counts as due (its answer may come after theirs).
     const { until } = guard;
-    guard.until = settling;
+    guard.until = 0;
     const settled = await leases.settle(accountId, settings.instanceId, mark, next, settling + settings.passGapMs);
     // Not settled: woken during the pass (or the lease was lost): run again (spaced by the pass gap). Sent while
     // the lease was surely this instance's, the settle missed because of a wake and left the lease as it was: the
