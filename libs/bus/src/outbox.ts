@@ -586,7 +586,8 @@ export class OutboxRelay {
 
   /**
    * Several new documents' staged events at once (see `EagerPublisher.soonMany`): one produce call per topic,
-   * each document's entries in order, then one bulk clear (documents changed meanwhile are flushed on their own).
+   * each document's entries in order, then one bulk clear (documents changed meanwhile are flushed on their own,
+   * unless a later publication registered in this process covers them: `superseded`).
    */
   async publishStagedMany(
     model: OutboxModel,
