@@ -4,11 +4,13 @@
  * concurrency 16 over SEED documents of ~300 bytes, and insertMany of 50. Then what the shape of a staged
  * event costs the store: aggregates shaped like a routing interaction with two staged events, inserted 50 at a
  * time and their outboxes cleared, with the events held as JSON text (as the bus stages them now) and as nested
- * objects (before), in alternating rounds of the same run. Writes bench/results/store.json.
+ * objects (before), in alternating rounds of the same run; and the insert and the clear apart, with the store's CPU
+ * per aggregate for each (what bounds how many aggregates per second can be written and published at all).
+ * Writes bench/results/store.json.
  * Env: BENCH_SECONDS (5 per phase), BENCH_STORE_SEED (2000).
  */
 import { type CloudEvent, newEvent, type OutboxEntry, outboxEntries } from '@cc/bus';
-import { fmt, freshName, percentile, testInfra, writeBenchResult } from '@cc/testing';
+import { fmt, freshName, percentile, storeCpuMeter, testInfra, writeBenchResult } from '@cc/testing';
 import mongoose from 'mongoose';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -171,6 +173,68 @@ async function outboxShapes(db: mongoose.mongo.Db) {
   return res;
 }
 
+/**
+ * The two halves of an eager publish, apart: interaction-shaped aggregates (events as text) inserted 50 at a time by
+ * 4 writers for `seconds`, then the same aggregates' outboxes cleared in bulk writes of 50 (one `updateOne` each), with
+ * the store's own CPU per aggregate for each half (local stack only). An aggregate whose events are published costs
+ * the store both; the sum bounds how many it can take per second with both cores to itself.
+ */
+async function outboxFloor(db: mongoose.mongo.Db) {
+  const coll = db.collection('outbox_floor');
+  const chunks: string[][] = [];
+  let n = 0;
+  const half = async (work: () => Promise<boolean>) => {
+    const cpu = storeCpuMeter();
+    const t0 = performance.now();
+    let docs = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (await work()) docs += 50;
+      }),
+    );
+    const ms = performance.now() - t0;
+    const cpuMs = cpu?.() ?? null;
+    return { docs, perSecond: (docs / ms) * 1000, storeCpuMsEach: cpuMs === null ? null : cpuMs / docs };
+  };
+  const insertUntil = performance.now() + seconds * 1000;
+  const insert = await half(async () => {
+    if (performance.now() >= insertUntil) return false;
+    const ids = Array.from({ length: 50 }, () => `f${n++}`);
+    await coll.insertMany(
+      ids.map((id) => interactionShaped(id, outboxEntries('cc.interaction.v1', stagedEvents(id))) as never),
+    );
+    chunks.push(ids);
+    return true;
+  });
+  const clear = await half(async () => {
+    const ids = chunks.shift();
+    if (!ids) return false;
+    await coll.bulkWrite(
+      ids.map((id) => ({
+        updateOne: {
+          filter: { _id: id as never, outboxSeq: 2 },
+          update: { $set: { outbox: [], outboxPending: false } },
+        },
+      })),
+      { ordered: false },
+    );
+    return true;
+  });
+  const each = insert.storeCpuMsEach !== null && clear.storeCpuMsEach !== null;
+  const res = {
+    insert,
+    clear,
+    /** Aggregates inserted and cleared per second if the store had both cores to itself (local stack only). */
+    ceilingPerSecond: each ? 2000 / ((insert.storeCpuMsEach as number) + (clear.storeCpuMsEach as number)) : null,
+  };
+  const cpuText = (h: typeof insert) =>
+    h.storeCpuMsEach === null ? '' : `, ${h.storeCpuMsEach.toFixed(2)} ms store CPU each`;
+  process.stdout.write(
+    `[bench] store outbox halves: insert ${fmt(insert.perSecond)}/s${cpuText(insert)}; clear ${fmt(clear.perSecond)}/s${cpuText(clear)}${res.ceilingPerSecond === null ? '' : `; both at most ${fmt(res.ceilingPerSecond)}/s on two cores`}\n`,
+  );
+  return res;
+}
+
 async function main() {
   const { mongoUrl } = await testInfra();
   const conn = await mongoose
@@ -218,6 +282,7 @@ async function main() {
     return 50;
   });
   const shapes = await outboxShapes(db);
+  const floor = await outboxFloor(db);
   await db.dropDatabase().catch(() => undefined);
   await conn.close();
 
@@ -234,6 +299,7 @@ async function main() {
       claim,
       insertMany50: many,
       outboxShapes: shapes,
+      outboxHalves: floor,
     },
     [
       {
@@ -254,6 +320,25 @@ async function main() {
         numbers: {
           textPerSecond: Math.round(shapes.textPerSecond),
           objectPerSecond: Math.round(shapes.objectPerSecond),
+        },
+      },
+      {
+        id: 'store.outbox-halves',
+        value:
+          floor.ceilingPerSecond === null
+            ? `insert ${fmt(floor.insert.perSecond)}/s, outbox clear ${fmt(floor.clear.perSecond)}/s (interaction-shaped, 50 at a time)`
+            : `insert ${(floor.insert.storeCpuMsEach as number).toFixed(2)} ms, outbox clear ${(floor.clear.storeCpuMsEach as number).toFixed(2)} ms of store CPU per interaction-shaped aggregate: at most ${fmt(floor.ceilingPerSecond)}/s both on two cores`,
+        beside: `insert ${fmt(floor.insert.perSecond)}/s, clear ${fmt(floor.clear.perSecond)}/s (4 writers, 50 per insertMany / bulk write; CPU of the store's processes)`,
+        numbers: {
+          insertPerSecond: Math.round(floor.insert.perSecond),
+          clearPerSecond: Math.round(floor.clear.perSecond),
+          ...(floor.ceilingPerSecond === null
+            ? {}
+            : {
+                insertStoreCpuMs: Number((floor.insert.storeCpuMsEach as number).toFixed(3)),
+                clearStoreCpuMs: Number((floor.clear.storeCpuMsEach as number).toFixed(3)),
+                ceilingPerSecond: Math.round(floor.ceilingPerSecond),
+              }),
         },
       },
     ],

@@ -34,6 +34,11 @@ const catalogue: CatalogueRow[] = [
     by: 'bench/store.bench.ts',
   },
   {
+    id: 'store.outbox-halves',
+    what: 'Store CPU per interaction-shaped aggregate: its insert (50 at a time) and its outbox clear (bulk of 50), and the rate both bound on two cores',
+    by: 'bench/store.bench.ts',
+  },
+  {
     id: 'gateway.direct',
     what: 'Gateway vs direct: throughput ratio (c=32), added p50 (c=1)',
     by: 'services/gateway/bench/gateway.bench.ts',

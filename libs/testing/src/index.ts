@@ -1,4 +1,5 @@
 export * from './bench';
+export * from './cpu';
 export * from './gateway';
 export * from './infra';
 export * from './kafka-groups';

@@ -7,14 +7,26 @@
  * `pnpm --filter @cc/routing bench`).
  */
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { loadConfig } from '@cc/kit';
-import { dropDatabase, freshName, startGatewayProcess, startTestIssuer, writeBenchResult } from '@cc/testing';
+import {
+  childrenOf,
+  dropDatabase,
+  freshName,
+  machineTicks,
+  ownTicks,
+  stackPids,
+  startGatewayProcess,
+  startTestIssuer,
+  storePids,
+  ticksOf,
+  writeBenchResult,
+} from '@cc/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import mongoose from 'mongoose';
 import { configSpec } from '../src/config';
@@ -652,47 +664,6 @@ async function profilePhase(t: Target, counter: Counter, objects: number, count:
   };
 }
 
-/** CPU ticks (user+system) of one pid, without its children. */
-function ownTicks(pid: number): number {
-  if (!existsSync(`/proc/${pid}/stat`)) return 0;
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]);
-}
-
-/** CPU ticks the whole machine spent working (every core: user, nice, system, irq, softirq), from /proc/stat. */
-function machineTicks(): number {
-  if (!existsSync('/proc/stat')) return 0;
-  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
-  // user nice system idle iowait irq softirq steal …: idle, iowait and the hypervisor's steal are not work here.
-  return [0, 1, 2, 5, 6].reduce((a, i) => a + (cpu[i] ?? 0), 0);
-}
-
-function childrenOf(pid: number): number[] {
-  if (!existsSync(`/proc/${pid}/task`)) return [];
-  return readdirSync(`/proc/${pid}/task`).flatMap((task) => {
-    const file = `/proc/${pid}/task/${task}/children`;
-    return existsSync(file) ? readFileSync(file, 'utf8').split(' ').filter(Boolean).map(Number) : [];
-  });
-}
-
-/** CPU ticks (user+system) a pid's children used that exited and were waited for (stat's cutime, cstime). */
-function reapedTicks(pid: number): number {
-  if (!existsSync(`/proc/${pid}/stat`)) return 0;
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(f[13]) + Number(f[14]);
-}
-
-/**
- * CPU ticks (user+system) of a pid and its children (the gateway is a child of this process): those alive now by
- * their own count, those gone by their parent's (a store connection closed in a window took its ticks with it, and
- * the store's CPU came out negative).
- */
-function ticksOf(pid: number): number {
-  return ownTicks(pid) + reapedTicks(pid) + childrenOf(pid).reduce((a, c) => a + ticksOf(c), 0);
-}
-
 /**
  * CPU used meanwhile, in % of one core: this process (routing in-process and the bench client), its
  * children (the gateway), the store's processes, Kafka's, and the whole machine (every process, every core: 200 % is
@@ -726,22 +697,6 @@ function cpuMeter() {
       machinePercent: pct(end.machine - start.machine),
     };
   };
-}
-
-/** The local store's processes (FerretDB, PostgreSQL), from the stack's pid files, when they are here. */
-function storePids(): number[] {
-  return stackPids(['ferretdb-pg/ferretdb.pid', 'postgres/postgres.pid']);
-}
-
-/** The processes of the local stack named by these pid files (under .data), those running. */
-function stackPids(files: string[]): number[] {
-  const dataDir = resolve(__dirname, '../../../.data');
-  return files.flatMap((f) => {
-    const file = resolve(dataDir, f);
-    if (!existsSync(file)) return [];
-    const pid = Number(readFileSync(file, 'utf8').trim());
-    return pid && existsSync(`/proc/${pid}`) ? [pid] : [];
-  });
 }
 
 /**
