@@ -35,7 +35,7 @@ const catalogue: CatalogueRow[] = [
   },
   {
     id: 'store.outbox-halves',
-    what: 'Store CPU per interaction-shaped aggregate: its insert (50 at a time) and its outbox clear (bulk of 50), and the rate both bound on two cores',
+    what: 'Store CPU per interaction-shaped aggregate: its insert (50 at a time) and its outbox clear (bulk of 50); the rate the two together allow with two cores for the store',
     by: 'bench/store.bench.ts',
   },
   {

@@ -44,7 +44,7 @@ export function machineTicks(): number {
 
 /** The processes of the local stack named by these pid files (under `CC_DATA_DIR`, default `.data`), those running. */
 export function stackPids(files: string[]): number[] {
-  const dataDir = process.env.CC_DATA_DIR ?? resolve(__dirname, '../../../.data');
+  const dataDir = process.env.CC_DATA_DIR || resolve(__dirname, '../../../.data');
   return files.flatMap((f) => {
     const file = resolve(dataDir, f);
     if (!existsSync(file)) return [];
