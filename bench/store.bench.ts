@@ -5,7 +5,7 @@
  * event costs the store: aggregates shaped like a routing interaction with two staged events, inserted 50 at a
  * time and their outboxes cleared, with the events held as JSON text (as the bus stages them now) and as nested
  * objects (before), in alternating rounds of the same run; and the insert and the clear apart, with the store's CPU
- * per aggregate for each (what bounds how many aggregates per second can be written and published at all).
+ * per aggregate for each (an estimate of how many aggregates per second the store alone can write and publish).
  * Writes bench/results/store.json.
  * Env: BENCH_SECONDS (5 per phase), BENCH_STORE_SEED (2000).
  */
