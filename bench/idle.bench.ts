@@ -14,11 +14,11 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fmt, testInfra, writeBenchResult } from '@cc/testing';
+import { childrenOf, fmt, ownTicks, testInfra, writeBenchResult } from '@cc/testing';
 import mongoose from 'mongoose';
 import { services } from '../deploy/local/services';
 
@@ -43,32 +43,28 @@ function portBusy(port: number): Promise<boolean> {
   });
 }
 
+/** Proportional memory (Pss, else RSS) of one pid in kB; 0 once it is gone. */
+function memoryKb(pid: number): number {
+  try {
+    const mem = existsSync(`/proc/${pid}/smaps_rollup`)
+      ? readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').match(/^Pss:\s+(\d+)/m)
+      : readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+)/m);
+    return Number(mem?.[1] ?? 0);
+  } catch {
+    return 0; // a short-lived child (a PostgreSQL backend) ended between its listing and this read
+  }
+}
+
 /** CPU ticks (user+system) and proportional memory (Pss, else RSS) of a pid and its children. */
 function usage(pid: number): { ticks: number; kb: number } {
-  let ticks = 0;
-  let kb = 0;
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  ticks += Number(f[11]) + Number(f[12]);
-  const mem = existsSync(`/proc/${pid}/smaps_rollup`)
-    ? readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').match(/^Pss:\s+(\d+)/m)
-    : readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+)/m);
-  kb += Number(mem?.[1] ?? 0);
+  let ticks = ownTicks(pid);
+  let kb = memoryKb(pid);
   for (const child of childrenOf(pid)) {
     const u = usage(child);
     ticks += u.ticks;
     kb += u.kb;
   }
   return { ticks, kb };
-}
-
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    const file = `/proc/${pid}/task/${t}/children`;
-    if (existsSync(file)) out.push(...readFileSync(file, 'utf8').split(' ').filter(Boolean).map(Number));
-  }
-  return out;
 }
 
 function pidFrom(file: string): number | undefined {
