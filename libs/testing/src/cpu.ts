@@ -1,27 +1,43 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
+/**
+ * A /proc file's text, or null when it cannot be read: a process can end between being listed and being read (a
+ * PostgreSQL backend often does), so a check for the file first still races.
+ */
+function procText(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
 /** CPU ticks (user+system) of one pid, without its children (0 when it is gone or /proc is not there). */
 export function ownTicks(pid: number): number {
-  if (!existsSync(`/proc/${pid}/stat`)) return 0;
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const stat = procText(`/proc/${pid}/stat`);
+  if (stat === null) return 0;
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(f[11]) + Number(f[12]);
 }
 
 /** The pids of a process's children that are alive now. */
 export function childrenOf(pid: number): number[] {
-  if (!existsSync(`/proc/${pid}/task`)) return [];
-  return readdirSync(`/proc/${pid}/task`).flatMap((task) => {
-    const file = `/proc/${pid}/task/${task}/children`;
-    return existsSync(file) ? readFileSync(file, 'utf8').split(' ').filter(Boolean).map(Number) : [];
-  });
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return []; // gone, or no /proc
+  }
+  return tasks.flatMap(
+    (task) => procText(`/proc/${pid}/task/${task}/children`)?.split(' ').filter(Boolean).map(Number) ?? [],
+  );
 }
 
 /** CPU ticks (user+system) a pid's children used that exited and were waited for (stat's cutime, cstime). */
 function reapedTicks(pid: number): number {
-  if (!existsSync(`/proc/${pid}/stat`)) return 0;
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const stat = procText(`/proc/${pid}/stat`);
+  if (stat === null) return 0;
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(f[13]) + Number(f[14]);
 }
