@@ -729,7 +729,7 @@ async function backlogPhase(t: Target, counter: Counter) {
   const own0 = ticksOf(process.pid);
   const store0 = store.reduce((a, p) => a + ticksOf(p), 0);
   const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, idleWindowMs));
+  await profiled('backlog-idle', () => new Promise((r) => setTimeout(r, idleWindowMs)));
   const seconds = (performance.now() - t0) / 1000;
   const pct = (ticks: number) => Math.round((ticks / hz / seconds) * 100 * 10) / 10;
   const idle = {
