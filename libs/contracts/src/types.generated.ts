@@ -1163,6 +1163,14 @@ agentUsername: string
  * The agent's channel (leg) of the interaction.
  */
 channelId: string
+/**
+ * The route the interaction was dispatched through (as on interaction.queued; a transfer does not change it).
+ */
+route?: string
+/**
+ * The Invoke request's requestId (as on interaction.queued).
+ */
+requestId?: (string | null)
 offerId: string
 /**
  * Milliseconds.
@@ -1399,6 +1407,14 @@ occurredAt: string
  * Increases by one per event of this interaction.
  */
 sequence: number
+/**
+ * The route the interaction was dispatched through (as on interaction.queued; a transfer does not change it).
+ */
+route?: string
+/**
+ * The Invoke request's requestId (as on interaction.queued).
+ */
+requestId?: (string | null)
 releasedBy: ("agent" | "api" | "system")
 agentId: (string | null)
 agentUsername: (string | null)

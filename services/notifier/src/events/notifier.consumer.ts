@@ -16,9 +16,12 @@ export const consumedTopics = ['cc.provider.v1', 'cc.interaction.v1'];
 
 type AgentFields = { agentId: string | null; agentUsername: string | null };
 type QueuedData = InteractionEventCore & { route: string; requestId: string | null };
-type AssignedData = InteractionEventCore & AgentFields;
+/** What the notification names, on the events it is sent for (absent on events published before they carried it). */
+type NotificationFields = { route?: string; requestId?: string | null };
+type AssignedData = InteractionEventCore & AgentFields & NotificationFields;
 type ReleasedData = InteractionEventCore &
-  AgentFields & { releasedBy: 'agent' | 'api' | 'system'; previousState?: string };
+  AgentFields &
+  NotificationFields & { releasedBy: 'agent' | 'api' | 'system'; previousState?: string };
 type InteractionInfo = Omit<InteractionInfoDoc, 'createdAt'>;
 type Agent = { agentId: string; agentUsername: string };
 
@@ -175,8 +178,9 @@ export function notifierConsumer(deps: NotifierConsumerDeps): NotifierConsumer {
       interactionType: data.interactionType,
       agentId: agent.agentId,
       agentUsername: agent.agentUsername,
-      route: info?.route ?? null,
-      requestId: info?.requestId ?? null,
+      // The queued event's facts, else the event's own (an assignment read before its queued event).
+      route: info?.route ?? data.route ?? null,
+      requestId: info ? info.requestId : (data.requestId ?? null),
       occurredAt: data.occurredAt,
       ...(kind === 'Release' ? { releasedBy: data.releasedBy } : {}),
     });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { CloudEvent } from '@cc/bus';
 import { providerNotificationBody, validateBody } from '@cc/contracts';
 import { eventually } from '@cc/testing';
 import { deliveryIdFor } from '../../src/domain/notification';
@@ -122,6 +123,50 @@ describe('notifier deliveries', () => {
     // Secrets never reach the logs.
     expect(h.logs.text()).not.toContain('very-secret-token-1');
     expect(h.logs.text()).not.toContain(secret.slice(6));
+  });
+
+  it('names the route and requestId of the queued event, else those the assignment carries (queued event late)', async () => {
+    const secret = newSigningSecret();
+    const ep = await endpoint(secret);
+    await h.publishProvider({
+      accountId: account,
+      provider: 'LateCRM',
+      endpoint: ep.url,
+      headers: [],
+      secrets: [{ secret, validUntil: null }],
+      version: 1,
+    });
+    await providerKnown('LateCRM');
+    const carrying = (e: CloudEvent, route: string, requestId: string) => ({
+      ...e,
+      data: { ...(e.data as Record<string, unknown>), route, requestId },
+    });
+    // Another routing instance's eager publication of the queued event failed and its relay has not run yet: the
+    // assignment and the release are all the notifier has read of `late`.
+    const late = h.interaction(account, 'LateCRM', 'case-2001');
+    await h.publishInteraction([
+      carrying(late.assigned, 'Billing', 'req-late'),
+      carrying(late.released, 'Billing', 'req-late'),
+    ]);
+    // `read` had its queued event read (Support, req-1): that wins over what its assignment carries.
+    const read = h.interaction(account, 'LateCRM', 'case-2002');
+    await h.publishInteraction([read.queued, carrying(read.assigned, 'Other', 'req-other')]);
+
+    // One notification per webhook-id (a retried POST of a slow answer may arrive twice).
+    const byId = () => new Map(ep.received.map((r) => [r.headers['webhook-id'], r.notifications[0]]));
+    await eventually(() => byId().size >= 3, { what: 'three notifications', timeoutMs: 30_000 });
+    const sent = [...byId().values()];
+    const of = (interactionId: string, kind: string) =>
+      sent.find((n) => n?.objectid === interactionId && n.notification === kind)?.params;
+    for (const kind of ['AssignToAgent', 'Release'])
+      expect(of(late.interactionId, kind)).toMatchObject({
+        Route: 'Billing',
+        RequestId: 'req-late',
+        Provider: 'LateCRM',
+      });
+    expect(of(read.interactionId, 'AssignToAgent')).toMatchObject({ Route: 'Support', RequestId: 'req-1' });
+    for (const r of ep.received)
+      expect(validateBody(providerNotificationBody, JSON.parse(r.body))).toMatchObject({ ok: true });
   });
 
   it('sends nothing for a provider without endpoint or an interaction without provider', async () => {

@@ -107,6 +107,12 @@ class Emitter {
         direction: 'Inbound',
         occurredAt: iso(at),
         sequence: this.rec.seq,
+        // What the provider's notification names (as on interaction.queued: the route it was dispatched through):
+        // an assignment or a release read alone (its queued event not consumed yet, e.g. published late by another
+        // instance) still has them.
+        ...(type === 'interaction.assigned' || type === 'interaction.released'
+          ? { route: this.rec.dispatchRoute ?? this.rec.route, requestId: this.rec.requestId }
+          : {}),
         ...data,
       },
     });
@@ -266,6 +272,7 @@ export function createInteraction(input: DispatchInput): Transition {
     type: input.type,
     medium: mediumOf(input.type),
     route: input.route,
+    dispatchRoute: input.route,
     plan: input.plan,
     linkeddata: input.linkeddata,
     dataSources: [],

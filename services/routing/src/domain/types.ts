@@ -202,7 +202,10 @@ export interface InteractionRecord {
   permissions: EffectivePermissions | null;
   type: InteractionType;
   medium: string;
+  /** The route it is in now (a transfer to a route changes it). */
   route: string;
+  /** The route it was dispatched through (absent on records stored before it was kept: `route` then). */
+  dispatchRoute?: string;
   plan: Plan;
   linkeddata: LinkedDataItem[];
   dataSources: { name: string; value: string | null }[];

@@ -234,6 +234,27 @@ describe('offer, accept, reject, time out', () => {
     expect(t.next.syncAgents).toEqual([agent.agentId]);
   });
 
+  it("the provider's notification events name the route and requestId themselves; the others do not", () => {
+    const { rec } = connected(3_000);
+    const o = offered();
+    const assigned = accept(o.rec, agent.agentId, o.offerId, 2_750).events;
+    const released = agentRelease(rec, agent.agentId, 6_000).events;
+    for (const e of [...assigned, ...released]) {
+      const named = e.type === 'interaction.assigned' || e.type === 'interaction.released';
+      if (named) expect(e.data).toMatchObject({ route: 'Support', requestId: 'req-1' });
+      else expect(e.data).not.toHaveProperty('route');
+    }
+    expect(assigned.map((e) => e.type)).toContain('interaction.assigned');
+    expect(released.map((e) => e.type)).toContain('interaction.released');
+    // After a transfer to a route, still the route it was dispatched through (the notification's Route).
+    const moved = transferToRoute(rec, agent.agentId, { name: 'Sales', plan: queuePlan() }, 5_000).next;
+    expect(moved.route).toBe('Sales');
+    expect(apiRelease(moved, 7_000).events.at(-1)?.data).toMatchObject({ route: 'Support', requestId: 'req-1' });
+    // A record stored before the dispatch route was kept: its current route.
+    const { dispatchRoute: _, ...older } = moved;
+    expect(apiRelease(older, 7_000).events.at(-1)?.data).toMatchObject({ route: 'Sales' });
+  });
+
   it('accept by another agent, with another offer id, or after expiry is refused', () => {
     const { rec, offerId } = offered();
     expectCode(() => accept(rec, other.agentId, offerId, 3_000), 'AGENT.INVALID_STATE');

@@ -137,10 +137,23 @@ export const interactionOffered = interactionEvent(
   ['agentId', 'agentUsername', 'channelId', 'offerId', 'expiresAt', 'rule', 'attempt'],
 );
 
+/**
+ * What the provider's notifications name, on the events the notifier sends them for, so that each can be read alone
+ * (its interaction.queued may not be consumed yet). Optional: events published before they were added lack them.
+ */
+const notificationFields: Record<string, JsonSchema> = {
+  route: {
+    ...name,
+    description:
+      'The route the interaction was dispatched through (as on interaction.queued; a transfer does not change it).',
+  },
+  requestId: { ...nullable(identifier), description: "The Invoke request's requestId (as on interaction.queued)." },
+};
+
 /** interaction.assigned: the agent accepted the offer; the interaction is the agent's (Connected starts). */
 export const interactionAssigned = interactionEvent(
   'The agent accepted the offer (this is the "accepted" event): the interaction is assigned and Connected begins. The notifier sends AssignToAgent on it.',
-  { ...agentFields, offerId: guid, ringingMs: millis },
+  { ...agentFields, ...notificationFields, offerId: guid, ringingMs: millis },
   ['agentId', 'agentUsername', 'channelId', 'offerId', 'ringingMs'],
 );
 
@@ -211,6 +224,7 @@ export const interactionWrapEnded = interactionEvent(
 export const interactionReleased = interactionEvent(
   'The interaction was released: by the agent, by API (release action) or by the system. The notifier sends Release when an agent had it.',
   {
+    ...notificationFields,
     releasedBy: { type: 'string', enum: ['agent', 'api', 'system'] },
     agentId: nullable(guid),
     agentUsername: nullable(name),
